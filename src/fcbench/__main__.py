@@ -1,0 +1,5 @@
+"""``python -m fcbench``."""
+
+from fcbench.cli.app import main
+
+main()

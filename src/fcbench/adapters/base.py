@@ -1,0 +1,164 @@
+"""The adapter protocol: one pure translator per wire dialect.
+
+An adapter does no I/O. It turns one canonical request into the dialect's wire request
+(:meth:`Adapter.build_request`), and the dialect's wire response, JSON or stream, back into one
+canonical outcome with the anomalies it noticed (:meth:`Adapter.parse_response`,
+:meth:`Adapter.parse_stream`). It also knows the dialect's URL path, auth headers and error
+bodies, so the transport stays dialect-neutral.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from fcbench.contract import (
+    Anomaly,
+    AssistantMessage,
+    Message,
+    Outcome,
+    ProviderErrorOutcome,
+    Tool,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+)
+
+ToolChoiceMode = Literal["auto", "required", "none"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ToolChoice(_Frozen):
+    """Canonical tool choice: ``auto``, ``required`` (any tool), ``none``, or one named tool."""
+
+    mode: Literal["auto", "required", "none", "named"] = "auto"
+    name: str | None = None
+    """The tool to force when ``mode`` is ``named``."""
+
+    @classmethod
+    def parse(cls, value: str | ToolChoice | None) -> ToolChoice:
+        """Accept ``auto|required|none`` or ``tool:NAME`` (or an existing ToolChoice)."""
+        if isinstance(value, ToolChoice):
+            return value
+        if value is None:
+            return cls()
+        if value.startswith("tool:"):
+            return cls(mode="named", name=value[5:])
+        return cls(mode=value)  # type: ignore[arg-type]
+
+
+class RequestOptions(_Frozen):
+    """Per-request settings every dialect understands in its own way."""
+
+    model: str
+    temperature: float | None = 0.0
+    max_tokens: int = 1024
+    stream: bool = False
+    parallel_tool_calls: bool | None = None
+    """None leaves the provider default; False asks for at most one call where the dialect can."""
+    strict: bool = False
+    """Ask for strict (constrained) tool arguments where the dialect supports it."""
+    seed: int | None = None
+
+
+class SchemaChange(_Frozen):
+    """One change a dialect transform made to a tool schema, recorded for the report."""
+
+    tool: str
+    path: str
+    """JSON pointer-like path inside the tool's parameters, e.g. ``/properties/order_id``."""
+    keyword: str
+    action: Literal["removed", "added", "rewritten", "moved"]
+    reason: str
+
+
+class BuiltRequest(_Frozen):
+    """A wire request ready for the transport, plus what the translation had to give up."""
+
+    path: str
+    """Path appended to the endpoint's base URL (e.g. ``/chat/completions``)."""
+    body: dict[str, Any]
+    stream: bool = False
+    query: dict[str, str] = Field(default_factory=dict)
+    """Extra query parameters (e.g. Gemini's ``alt=sse``)."""
+    schema_changes: list[SchemaChange] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    """Semantics that could not be mapped exactly (e.g. a tool_choice the dialect lacks)."""
+
+
+class ParsedTurn(BaseModel):
+    """The canonical reading of one wire response."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    outcome: Outcome
+    anomalies: list[Anomaly] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    finish_reason: str | None = None
+    """The provider's finish/stop reason, verbatim."""
+    assistant: AssistantMessage | None = None
+    """The turn as a canonical history message (with any opaque state to replay), when not an error."""
+    response_id: str | None = None
+
+
+class Capabilities(_Frozen):
+    """What a dialect can express on the wire."""
+
+    tool_choice: dict[str, str]
+    """Canonical mode -> how it maps (``exact``, or a note on the approximation or absence)."""
+    parallel_control: bool
+    """The request can disable parallel calls."""
+    strict_mode: bool
+    streaming: bool = True
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """The interface every dialect adapter implements (pure functions, no I/O)."""
+
+    dialect: str
+    capabilities: Capabilities
+
+    def build_request(
+        self,
+        system: str | None,
+        messages: Sequence[Message],
+        tools: Sequence[Tool],
+        tool_choice: ToolChoice,
+        options: RequestOptions,
+    ) -> BuiltRequest:
+        """Translate a canonical request into the dialect's wire request."""
+        ...
+
+    def parse_response(self, body: Any, offered_tools: Sequence[str] | None = None) -> ParsedTurn:
+        """Translate one non-streamed wire response (decoded JSON) into a canonical turn."""
+        ...
+
+    def parse_stream(
+        self, events: Iterable[tuple[str | None, str]], offered_tools: Sequence[str] | None = None
+    ) -> ParsedTurn:
+        """Assemble a stream of ``(event_name, data)`` pairs, as they came off the wire, into a turn."""
+        ...
+
+    def tool_result_messages(
+        self, calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
+    ) -> list[dict[str, Any]]:
+        """The dialect's wire message(s) carrying ``results`` for ``calls``, matched by call id."""
+        ...
+
+    def auth_headers(self, api_key: str | None) -> dict[str, str]:
+        """Headers that authenticate a request (the transport redacts them from captures)."""
+        ...
+
+    def parse_error(self, status: int, body: Any, headers: dict[str, str]) -> ProviderErrorOutcome:
+        """Map an HTTP error response to a canonical provider error."""
+        ...
+
+    def retry_after_seconds(self, status: int, body: Any, headers: dict[str, str]) -> float | None:
+        """The provider's retry hint (header or body), in seconds, if any."""
+        ...

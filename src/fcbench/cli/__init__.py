@@ -1,0 +1,1 @@
+"""The ``fcbench`` command line (typer + rich): one module per verb."""

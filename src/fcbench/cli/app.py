@@ -1,0 +1,54 @@
+"""Top-level typer application. Each verb lives in its own module exposing ``register(app)``.
+
+Exit codes: 0 ok, 1 regression or failed gate, 2 bad input or config. Any
+:class:`~fcbench.errors.FcbenchError` is printed as one clear line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+from rich.console import Console
+
+from fcbench.errors import FcbenchError
+
+VERB_MODULES: tuple[str, ...] = (
+    "fcbench.cli.cases",
+)
+
+
+def build_app() -> typer.Typer:
+    """Create the typer app with every verb registered."""
+    app = typer.Typer(
+        name="fcbench",
+        help="Measure how reliably LLMs call functions, the same way across providers.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    for module_name in VERB_MODULES:
+        importlib.import_module(module_name).register(app)
+    return app
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: run the app and turn FcbenchError into exit code 2."""
+    app = build_app()
+    try:
+        app(args=argv, standalone_mode=False)
+    except FcbenchError as exc:
+        Console(stderr=True).print(f"[bold red]error:[/] {exc}", markup=True, highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.exit(130)
+    except Exception as exc:  # click usage errors arrive here in non-standalone mode
+        from click.exceptions import ClickException
+
+        if isinstance(exc, ClickException):
+            exc.show()
+            sys.exit(2)
+        raise

@@ -1,0 +1,1 @@
+"""JSON Schema handling: validation without repair, and recorded per-dialect transforms."""

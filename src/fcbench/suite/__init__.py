@@ -1,0 +1,1 @@
+"""Suites: case models, the loader with file:line errors, and the built-in suites."""

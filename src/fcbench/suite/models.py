@@ -1,0 +1,137 @@
+"""Case and suite models (pydantic), in the DESIGN.md case format.
+
+A case is one JSON object per line of ``cases.jsonl``::
+
+    {"id": "types-01", "prompt": "...", "history": [], "tools": "core",
+     "expected": {"kind": "tool", "name": "get_shipping_quote", "arguments": {...}},
+     "category": "normal", "tags": ["types"]}
+
+``expected.arguments`` is either an exact object or an assertion object
+(:class:`ArgumentAssertion`), recognised by having only assertion keys and ``requiredEquals``.
+Unknown keys are errors everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from fcbench.contract import Message, Tool
+
+ASSERTION_KEYS = frozenset({"requiredEquals", "optional", "constraints", "forbidden", "oneOf"})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Constraint(_Strict):
+    """A check on one argument value when any value within bounds is acceptable."""
+
+    integer: bool | None = None
+    """The value must be an integer (booleans are not integers)."""
+    minimum: float | None = None
+    maximum: float | None = None
+    pattern: str | None = None
+    """Regular expression the string value must match (``re.search`` anchored by the pattern)."""
+    enum: list[Any] | None = None
+    """The value must equal one of these."""
+
+
+class ArgumentAssertion(_Strict):
+    """Assertions on arguments when several outputs are correct (the seed's assertion format)."""
+
+    requiredEquals: dict[str, Any] = Field(default_factory=dict)  # noqa: N815 (wire name)
+    """Keys that must be present with exactly these values."""
+    optional: list[str] = Field(default_factory=list)
+    """Keys that may be present or absent (checked by ``constraints`` when present)."""
+    constraints: dict[str, Constraint] = Field(default_factory=dict)
+    """Per-key checks on values of optional keys (or required keys listed in ``oneOf``)."""
+    forbidden: list[str] = Field(default_factory=list)
+    """Keys that must not be present."""
+    oneOf: dict[str, list[Any]] = Field(default_factory=dict)  # noqa: N815 (wire name)
+    """Keys that must be present with one of several accepted values."""
+
+
+def is_assertion(arguments: dict[str, Any]) -> bool:
+    """True when an ``expected.arguments`` object is an assertion object rather than an exact object."""
+    return bool(arguments) and set(arguments) <= ASSERTION_KEYS and (
+        "requiredEquals" in arguments or "oneOf" in arguments
+    )
+
+
+class ExpectedCall(_Strict):
+    """One expected call: a tool name and exact or asserted arguments."""
+
+    name: str
+    arguments: dict[str, Any] | None = None
+    """Exact arguments object or an :class:`ArgumentAssertion` dict; null means any arguments."""
+
+
+class ExpectTool(ExpectedCall):
+    """Exactly one call of ``name`` is expected."""
+
+    kind: Literal["tool"] = "tool"
+
+
+class ExpectTools(_Strict):
+    """Several calls are expected, matched one-to-one."""
+
+    kind: Literal["tools"] = "tools"
+    calls: list[ExpectedCall] = Field(min_length=1)
+    order: Literal["any", "strict"] = "any"
+
+
+class ExpectText(_Strict):
+    """No call is expected: the model should answer or decline in text."""
+
+    kind: Literal["text"] = "text"
+
+
+class ExpectClarification(_Strict):
+    """No call is expected: the model should ask for the ``missing`` values."""
+
+    kind: Literal["clarification"] = "clarification"
+    missing: list[str] = Field(min_length=1)
+    """Argument names the user did not supply."""
+    name: str | None = None
+    """The tool that would be called once the values are known (to recognise guessed values)."""
+
+
+Expected = Annotated[ExpectTool | ExpectTools | ExpectText | ExpectClarification, Field(discriminator="kind")]
+
+
+class Case(_Strict):
+    """One test case: a prompt (plus optional history), the tools offered, and what is expected."""
+
+    id: str = Field(min_length=1)
+    prompt: str
+    history: list[Message] = Field(default_factory=list)
+    """Earlier turns, sent before ``prompt``."""
+    tools: str | list[Tool] = "core"
+    """Name of a tool set of the suite (``core`` -> ``tools.core.json``) or an inline tool list."""
+    expected: Expected
+    category: Literal["normal", "boundary", "adversarial"] = "normal"
+    tags: list[str] = Field(default_factory=list)
+    paraphrase_of: str | None = None
+    """Id of the case this one paraphrases (cases are never edited once released)."""
+    note: str | None = None
+    """Why the alternatives are wrong, for humans reading reports."""
+    name_map: dict[str, str] | None = None
+    """Wire-legal tool name -> original name (imported suites with dotted names)."""
+
+    @field_validator("tags")
+    @classmethod
+    def _no_empty_tags(cls, tags: list[str]) -> list[str]:
+        if any(not t for t in tags):
+            raise ValueError("tags must be non-empty strings")
+        return tags
+
+
+class SuiteInfo(_Strict):
+    """``suite.json``: the suite's identity."""
+
+    name: str
+    dataset_version: str
+    description: str = ""
