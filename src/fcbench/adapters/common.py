@@ -1,0 +1,112 @@
+"""Helpers shared by every dialect adapter: anomaly checks on calls, JSON text, tool-call ids.
+
+Adapters record deviations as :class:`~fcbench.contract.Anomaly` values; these helpers hold the
+checks that do not depend on a dialect, so each is written once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from fcbench.contract import Anomaly, ToolCall, ToolResultMessage
+
+ANOMALY_CODES: dict[str, str] = {
+    "missing_call_id": "a tool call came without an id",
+    "duplicate_call_id": "two tool calls share one id",
+    "tool_not_offered": "the model called a tool that was not offered",
+    "unparseable_arguments": "the argument string is not valid JSON",
+    "empty_arguments": "the argument string is empty",
+    "arguments_not_object": "arguments parsed to something other than a JSON object",
+    "arguments_type_mismatch": "arguments arrived as an object where the dialect sends a string, or the reverse",
+    "finish_reason_mismatch": "the finish/stop reason contradicts the content",
+    "json_call_in_text": "the text looks like a JSON tool call instead of a real call",
+    "refusal_field": "the provider set a refusal field",
+    "unknown_event": "a stream event the adapter does not know",
+    "stream_incomplete": "the stream ended before its terminal event",
+    "empty_response": "the response carried neither text nor calls",
+    "unknown_content": "a content part of an unknown type",
+    "tool_choice_ignored": "the requested tool choice was not honoured",
+}
+"""Every anomaly code an adapter may emit, with its meaning (documented in the README)."""
+
+
+def anomaly(code: str, detail: str = "") -> Anomaly:
+    """Build an anomaly; ``code`` must be one of :data:`ANOMALY_CODES`."""
+    if code not in ANOMALY_CODES:
+        raise KeyError(f"undocumented anomaly code {code!r}")
+    return Anomaly(code=code, detail=detail)
+
+
+def check_calls(calls: Sequence[ToolCall], offered_tools: Sequence[str] | None) -> list[Anomaly]:
+    """Dialect-independent anomalies of a list of calls: ids, offered names, argument shape."""
+    found: list[Anomaly] = []
+    seen: set[str] = set()
+    offered = set(offered_tools) if offered_tools is not None else None
+    for index, call in enumerate(calls):
+        where = f"call {index} ({call.name})"
+        if not call.id:
+            found.append(anomaly("missing_call_id", where))
+        elif call.id in seen:
+            found.append(anomaly("duplicate_call_id", f"{where}: {call.id}"))
+        else:
+            seen.add(call.id)
+        if offered is not None and call.name not in offered:
+            found.append(anomaly("tool_not_offered", f"{where}: offered {sorted(offered)}"))
+        if call.raw_arguments is not None and call.raw_arguments.strip() == "":
+            found.append(anomaly("empty_arguments", where))
+        elif call.parse_error is not None:
+            found.append(anomaly("unparseable_arguments", f"{where}: {call.parse_error}"))
+        elif not isinstance(call.arguments, dict):
+            found.append(anomaly("arguments_not_object", f"{where}: {type(call.arguments).__name__}"))
+    return found
+
+
+def looks_like_json_call(text: str | None, offered_tools: Sequence[str] | None) -> bool:
+    """True when text is (or contains a fenced) JSON object naming an offered tool, i.e. a call in text."""
+    if not text:
+        return False
+    stripped = text.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
+    if not stripped.startswith("{"):
+        return False
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return False
+    if not isinstance(value, dict):
+        return False
+    name = value.get("name") or value.get("tool") or value.get("function")
+    return isinstance(name, str) and (offered_tools is None or name in offered_tools)
+
+
+def result_text(result: ToolResultMessage) -> str:
+    """A tool result as the text most dialects carry (strings unchanged, other values as JSON)."""
+    if isinstance(result.content, str):
+        return result.content
+    return json.dumps(result.content, ensure_ascii=False, separators=(",", ":"))
+
+
+def order_results_by_calls(
+    calls: Sequence[ToolCall], results: Iterable[ToolResultMessage]
+) -> list[ToolResultMessage]:
+    """Results in the order of ``calls``, matched by call id (never by position).
+
+    Results whose id matches no call are kept at the end, so the provider rejects them visibly
+    rather than the harness hiding them.
+    """
+    by_id = {r.call_id: r for r in results}
+    ordered = [by_id.pop(c.id) for c in calls if c.id in by_id]
+    return ordered + list(by_id.values())
+
+
+def decode_json_body(body: Any) -> Any:
+    """Decode a body that may still be bytes or text; non-JSON text is returned unchanged."""
+    if isinstance(body, bytes | bytearray):
+        body = body.decode("utf-8", errors="replace")
+    if isinstance(body, str):
+        try:
+            return json.loads(body)
+        except ValueError:
+            return body
+    return body
