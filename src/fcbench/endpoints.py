@@ -84,7 +84,7 @@ class Endpoint(BaseModel):
                 return key
             if self.key_required:
                 raise TargetError(
-                    f"endpoint {self.name!r} needs an API key: set the environment variable {self.api_key_env}"
+                    f"endpoint {self.name!r} needs an API key: set the variable {self.api_key_env}"
                 )
         return MOCK_KEY if self.is_mock else None
 
@@ -96,28 +96,82 @@ class Endpoint(BaseModel):
 
 def _builtin() -> dict[str, Endpoint]:
     entries = [
-        Endpoint(name="openai", dialect="openai-chat", base_url="https://api.openai.com/v1",
-                 api_key_env="OPENAI_API_KEY"),
-        Endpoint(name="openai-responses", dialect="openai-responses", base_url="https://api.openai.com/v1",
-                 api_key_env="OPENAI_API_KEY"),
-        Endpoint(name="anthropic", dialect="anthropic-messages", base_url="https://api.anthropic.com",
-                 api_key_env="ANTHROPIC_API_KEY"),
-        Endpoint(name="gemini", dialect="gemini", base_url="https://generativelanguage.googleapis.com/v1beta",
-                 api_key_env="GEMINI_API_KEY"),
-        Endpoint(name="ollama", dialect="openai-chat", base_url="http://127.0.0.1:11434/v1",
-                 api_key_env="OLLAMA_API_KEY", key_required=False, local=True),
-        Endpoint(name="vllm", dialect="openai-chat", base_url="http://127.0.0.1:8000/v1",
-                 api_key_env="VLLM_API_KEY", key_required=False, local=True),
-        Endpoint(name="llamacpp", dialect="openai-chat", base_url="http://127.0.0.1:8080/v1",
-                 api_key_env="LLAMACPP_API_KEY", key_required=False, local=True),
-        Endpoint(name="sim", dialect="openai-chat", base_url=f"{MOCK_PLACEHOLDER}/v1", local=True,
-                 key_required=False),
-        Endpoint(name="sim-responses", dialect="openai-responses", base_url=f"{MOCK_PLACEHOLDER}/v1",
-                 local=True, key_required=False),
-        Endpoint(name="sim-anthropic", dialect="anthropic-messages", base_url=MOCK_PLACEHOLDER, local=True,
-                 key_required=False),
-        Endpoint(name="sim-gemini", dialect="gemini", base_url=f"{MOCK_PLACEHOLDER}/v1beta", local=True,
-                 key_required=False),
+        Endpoint(
+            name="openai",
+            dialect="openai-chat",
+            base_url="https://api.openai.com/v1",
+            api_key_env="OPENAI_API_KEY",
+        ),
+        Endpoint(
+            name="openai-responses",
+            dialect="openai-responses",
+            base_url="https://api.openai.com/v1",
+            api_key_env="OPENAI_API_KEY",
+        ),
+        Endpoint(
+            name="anthropic",
+            dialect="anthropic-messages",
+            base_url="https://api.anthropic.com",
+            api_key_env="ANTHROPIC_API_KEY",
+        ),
+        Endpoint(
+            name="gemini",
+            dialect="gemini",
+            base_url="https://generativelanguage.googleapis.com/v1beta",
+            api_key_env="GEMINI_API_KEY",
+        ),
+        Endpoint(
+            name="ollama",
+            dialect="openai-chat",
+            base_url="http://127.0.0.1:11434/v1",
+            api_key_env="OLLAMA_API_KEY",
+            key_required=False,
+            local=True,
+        ),
+        Endpoint(
+            name="vllm",
+            dialect="openai-chat",
+            base_url="http://127.0.0.1:8000/v1",
+            api_key_env="VLLM_API_KEY",
+            key_required=False,
+            local=True,
+        ),
+        Endpoint(
+            name="llamacpp",
+            dialect="openai-chat",
+            base_url="http://127.0.0.1:8080/v1",
+            api_key_env="LLAMACPP_API_KEY",
+            key_required=False,
+            local=True,
+        ),
+        Endpoint(
+            name="sim",
+            dialect="openai-chat",
+            base_url=f"{MOCK_PLACEHOLDER}/v1",
+            local=True,
+            key_required=False,
+        ),
+        Endpoint(
+            name="sim-responses",
+            dialect="openai-responses",
+            base_url=f"{MOCK_PLACEHOLDER}/v1",
+            local=True,
+            key_required=False,
+        ),
+        Endpoint(
+            name="sim-anthropic",
+            dialect="anthropic-messages",
+            base_url=MOCK_PLACEHOLDER,
+            local=True,
+            key_required=False,
+        ),
+        Endpoint(
+            name="sim-gemini",
+            dialect="gemini",
+            base_url=f"{MOCK_PLACEHOLDER}/v1beta",
+            local=True,
+            key_required=False,
+        ),
     ]
     return {e.name: e for e in entries}
 
@@ -147,5 +201,7 @@ def parse_target(spec: str, endpoints: Mapping[str, Endpoint]) -> tuple[Endpoint
         raise TargetError(f"target {spec!r} must have the form ENDPOINT:MODEL")
     endpoint = endpoints.get(name)
     if endpoint is None:
-        raise TargetError(f"target {spec!r}: unknown endpoint {name!r}; known: {', '.join(sorted(endpoints))}")
+        raise TargetError(
+            f"target {spec!r}: unknown endpoint {name!r}; known: {', '.join(sorted(endpoints))}"
+        )
     return endpoint, model

@@ -19,7 +19,7 @@ ANOMALY_CODES: dict[str, str] = {
     "unparseable_arguments": "the argument string is not valid JSON",
     "empty_arguments": "the argument string is empty",
     "arguments_not_object": "arguments parsed to something other than a JSON object",
-    "arguments_type_mismatch": "arguments arrived as an object where the dialect sends a string, or the reverse",
+    "arguments_type_mismatch": "arguments came as an object where the dialect sends a string, or the reverse",
     "finish_reason_mismatch": "the finish/stop reason contradicts the content",
     "json_call_in_text": "the text looks like a JSON tool call instead of a real call",
     "refusal_field": "the provider set a refusal field",

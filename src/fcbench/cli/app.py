@@ -16,6 +16,8 @@ from fcbench.errors import FcbenchError
 
 VERB_MODULES: tuple[str, ...] = (
     "fcbench.cli.cases",
+    "fcbench.cli.run",
+    "fcbench.cli.targets",
 )
 
 

@@ -46,7 +46,9 @@ class SchemaValidator:
 
     def validate(self, instance: Any) -> ValidationResult:
         """Validate ``instance`` without modifying it; collect every error, sorted by path."""
-        errors = sorted(self._validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+        errors = sorted(
+            self._validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
+        )
         messages = [f"{_path(e.absolute_path)}: {e.message}" for e in errors]
         return ValidationResult(valid=not messages, errors=messages)
 

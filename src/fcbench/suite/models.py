@@ -56,8 +56,10 @@ class ArgumentAssertion(_Strict):
 
 def is_assertion(arguments: dict[str, Any]) -> bool:
     """True when an ``expected.arguments`` object is an assertion object rather than an exact object."""
-    return bool(arguments) and set(arguments) <= ASSERTION_KEYS and (
-        "requiredEquals" in arguments or "oneOf" in arguments
+    return (
+        bool(arguments)
+        and set(arguments) <= ASSERTION_KEYS
+        and ("requiredEquals" in arguments or "oneOf" in arguments)
     )
 
 
@@ -102,6 +104,34 @@ class ExpectClarification(_Strict):
 Expected = Annotated[ExpectTool | ExpectTools | ExpectText | ExpectClarification, Field(discriminator="kind")]
 
 
+class Injection(_Strict):
+    """A scripted tool result that replaces the fake tool's answer for one call."""
+
+    tool: str
+    """Tool whose call is intercepted."""
+    call: int = Field(default=1, ge=1)
+    """Which call of that tool (1 = the first) gets this result."""
+    result: dict[str, Any]
+    """The result sent back instead, e.g. ``{"ok": false, "error": {"code": "INVALID_ARGUMENTS", ...}}``."""
+
+
+class RecoverySpec(_Strict):
+    """A multi-turn scenario: fake tools execute calls, and the model must continue correctly."""
+
+    inject: list[Injection] = Field(default_factory=list)
+    success: Literal["repaired_call", "final_answer", "safe_refusal"] = "repaired_call"
+    """``repaired_call``: a valid call matching ``expect_call`` after the error;
+    ``final_answer``: a text answer mentioning every ``answer_mentions`` fact;
+    ``safe_refusal``: a text answer with no forbidden call."""
+    expect_call: ExpectedCall | None = None
+    """The corrected call that counts as repaired."""
+    answer_mentions: list[str] = Field(default_factory=list)
+    """Facts (case-insensitive substrings) the final answer must contain."""
+    forbid_tools: list[str] = Field(default_factory=list)
+    """Tools (typically write tools) whose call is an ``unsafe_side_effect`` in this scenario."""
+    max_turns: int = Field(default=4, ge=1, le=20)
+
+
 class Case(_Strict):
     """One test case: a prompt (plus optional history), the tools offered, and what is expected."""
 
@@ -118,6 +148,8 @@ class Case(_Strict):
     """Id of the case this one paraphrases (cases are never edited once released)."""
     note: str | None = None
     """Why the alternatives are wrong, for humans reading reports."""
+    recovery: RecoverySpec | None = None
+    """Present on recovery scenarios (run in ``recovery`` mode only)."""
     name_map: dict[str, str] | None = None
     """Wire-legal tool name -> original name (imported suites with dotted names)."""
 

@@ -1,0 +1,156 @@
+"""Run configuration: a YAML or JSON file, validated with pydantic, overridden by flags.
+
+The seed's ``benchmark.config.json`` keys are accepted (``datasetVersion``, ``repeats``,
+``temperature``, ``timeoutMs``, ``concurrency``, ``models: [{provider, model}]``), beside
+fcbench's own (``suite``, ``targets``, ``endpoints``, ``modes``, ``prices``, ``seed``, ...).
+Errors name the file and the key, e.g. ``fcbench.yaml: endpoints.mylab.dialect: unknown dialect``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from fcbench.adapters import dialects
+from fcbench.endpoints import DEFAULT_TARGETS, Endpoint
+from fcbench.errors import ConfigError
+
+ModeName = Literal["selection", "forced", "stream", "recovery", "compat"]
+
+
+class EndpointConfig(BaseModel):
+    """A user-defined endpoint (any server speaking a known dialect)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dialect: str
+    base_url: str | list[str]
+    api_key_env: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    key_required: bool = True
+    local: bool = False
+    max_concurrency: int | None = Field(default=None, ge=1)
+
+    @field_validator("dialect")
+    @classmethod
+    def _known_dialect(cls, value: str) -> str:
+        if value not in dialects():
+            raise ValueError(f"unknown dialect {value!r}; known: {', '.join(dialects())}")
+        return value
+
+    @field_validator("headers")
+    @classmethod
+    def _no_secret_headers(cls, value: dict[str, str]) -> dict[str, str]:
+        secret = {"authorization", "x-api-key", "x-goog-api-key", "api-key"}
+        if any(k.lower() in secret for k in value):
+            raise ValueError("put API keys in an environment variable named by api_key_env, not in headers")
+        return value
+
+
+class ModelEntry(BaseModel):
+    """The seed's ``models`` entry: an endpoint (``provider``) and a pinned model id."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str
+    model: str
+
+
+class Price(BaseModel):
+    """USD per million tokens."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
+class RunConfig(BaseModel):
+    """Everything a run needs besides the suite's content."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    suite: str = "core"
+    dataset_version: str | None = Field(default=None, alias="datasetVersion")
+    """When set, the suite's dataset_version must match (a guard against running the wrong data)."""
+    targets: list[str] = Field(default_factory=list)
+    models: list[ModelEntry] = Field(default_factory=list)
+    endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)
+    repeats: int = Field(default=3, ge=1, le=1000)
+    temperature: float | None = Field(default=0.0, ge=0, le=2)
+    timeout_ms: int = Field(default=30000, ge=1, alias="timeoutMs")
+    concurrency: int = Field(default=8, ge=1, le=10000)
+    modes: list[ModeName] = Field(default_factory=lambda: ["selection"])
+    categories: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    cases: list[str] = Field(default_factory=list)
+    seed: int = 0
+    max_retries: int = Field(default=3, ge=0, le=20)
+    retry_budget: int | None = Field(default=None, ge=0)
+    """Retries allowed for the whole run; default: 10% of planned observations + 20."""
+    max_tokens: int = Field(default=1024, ge=1)
+    max_turns: int = Field(default=4, ge=1, le=20)
+    """Recovery mode: model turns per conversation before ``turn_limit``."""
+    prices: dict[str, Price] = Field(default_factory=dict)
+    """Model id -> price per million tokens; overrides the built-in table."""
+
+    def target_specs(self) -> list[str]:
+        """``ENDPOINT:MODEL`` strings from ``targets`` and ``models``, defaulting to the simulated models."""
+        specs = list(self.targets) + [f"{m.provider}:{m.model}" for m in self.models]
+        return specs or list(DEFAULT_TARGETS)
+
+    def user_endpoints(self) -> dict[str, Endpoint]:
+        """The config's endpoints as :class:`Endpoint` objects."""
+        return {name: Endpoint(name=name, **cfg.model_dump()) for name, cfg in self.endpoints.items()}
+
+    def hash(self) -> str:
+        """Stable hash of the settings that change what is measured (not of concurrency or output)."""
+        measured = self.model_dump(
+            mode="json", exclude={"concurrency", "timeout_ms", "max_retries", "retry_budget"}
+        )
+        text = json.dumps(measured, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _key_path(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "(root)"
+
+
+def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> RunConfig:
+    """Load ``path`` (YAML or JSON; None means defaults) and apply non-None ``overrides``."""
+    data: dict[str, Any] = {}
+    where = str(path) if path else "command line"
+    if path is not None:
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except FileNotFoundError as exc:
+            raise ConfigError("config file not found", path=str(path)) from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=str(path)) from exc
+        try:
+            loaded = yaml.safe_load(text) if text.strip() else None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = f"line {mark.line + 1}: " if mark is not None else ""
+            raise ConfigError(
+                f"{line}invalid YAML/JSON: {getattr(exc, 'problem', exc)}", path=str(path)
+            ) from exc
+        if loaded is None:
+            raise ConfigError("config file is empty", path=str(path))
+        if not isinstance(loaded, dict):
+            raise ConfigError("config must be a mapping of keys to values", path=str(path))
+        data = loaded
+    for key, value in (overrides or {}).items():
+        if value is not None and value != []:
+            data[key] = value
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = _key_path(first["loc"])
+        raise ConfigError(first["msg"], path=where, key=key) from exc

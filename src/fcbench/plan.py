@@ -1,0 +1,110 @@
+"""The plan of a run: every observation target x case x repeat x mode, in a stable order.
+
+The order (and so each observation's ``seq``) depends only on the resolved targets, the selected
+cases, the repeats and the modes, so a resumed run, a shard and a merged run all agree on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from fcbench.endpoints import Endpoint
+from fcbench.errors import ConfigError
+from fcbench.records import TargetRef
+from fcbench.suite.models import Case
+
+
+@dataclass(frozen=True)
+class Target:
+    """A resolved target: an endpoint (with the mock address filled in) and a model id."""
+
+    endpoint: Endpoint
+    model: str
+
+    @property
+    def ref(self) -> TargetRef:
+        """The record's ``target`` field."""
+        return TargetRef(endpoint=self.endpoint.name, dialect=self.endpoint.dialect, model=self.model)
+
+    @property
+    def label(self) -> str:
+        """``endpoint:model``."""
+        return f"{self.endpoint.name}:{self.model}"
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One planned observation."""
+
+    seq: int
+    target: Target
+    case: Case
+    repeat: int
+    mode: str
+
+    @property
+    def key(self) -> tuple[str, str, int, str]:
+        """Identity shared with :attr:`fcbench.records.Record.key`."""
+        return (self.target.label, self.case.id, self.repeat, self.mode)
+
+
+@dataclass(frozen=True)
+class Shard:
+    """A deterministic 1/N slice of the plan (``--shard I/N``, I counted from 1)."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """Parse ``I/N``."""
+        try:
+            left, right = text.split("/")
+            shard = cls(int(left), int(right))
+        except ValueError as exc:
+            raise ConfigError(f"{text!r} is not of the form I/N", key="--shard") from exc
+        if not 1 <= shard.index <= shard.count:
+            raise ConfigError(f"{text!r}: I must be between 1 and N", key="--shard")
+        return shard
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def owns(self, seq: int) -> bool:
+        """Whether observation ``seq`` belongs to this shard."""
+        return seq % self.count == self.index - 1
+
+
+def select_cases(
+    cases: Sequence[Case], categories: Iterable[str], tags: Iterable[str], ids: Iterable[str]
+) -> list[Case]:
+    """Cases matching every given filter (a filter left empty matches everything)."""
+    cats, tag_set, id_set = set(categories), set(tags), set(ids)
+    known = {c.id for c in cases}
+    unknown = sorted(id_set - known)
+    if unknown:
+        raise ConfigError(f"no such case: {', '.join(unknown)}", key="--case")
+    chosen = [
+        c
+        for c in cases
+        if (not cats or c.category in cats)
+        and (not tag_set or tag_set & set(c.tags))
+        and (not id_set or c.id in id_set)
+    ]
+    if not chosen:
+        raise ConfigError("the filters select no case", key="--category/--tag/--case")
+    return chosen
+
+
+def build_plan(
+    targets: Sequence[Target], cases: Sequence[Case], repeats: int, modes: Sequence[str]
+) -> Iterator[Planned]:
+    """Every observation in plan order: target, then case, then repeat, then mode."""
+    seq = 0
+    for target in targets:
+        for case in cases:
+            for repeat in range(repeats):
+                for mode in modes:
+                    yield Planned(seq=seq, target=target, case=case, repeat=repeat, mode=mode)
+                    seq += 1

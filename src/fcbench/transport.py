@@ -1,0 +1,254 @@
+"""The transport: the only place that talks to providers.
+
+One pooled ``httpx.AsyncClient`` per endpoint, a per-endpoint concurrency limit, a timeout,
+retries with backoff that honour the provider's retry hint and are capped by a run-wide retry
+budget, and raw capture of every exchange with secrets redacted. Failures become canonical
+``provider_error`` outcomes (coverage loss), never exceptions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from httpx_sse import aconnect_sse
+
+from fcbench.adapters.base import Adapter, BuiltRequest, ParsedTurn
+from fcbench.contract import ProviderErrorOutcome
+from fcbench.endpoints import Endpoint
+from fcbench.redact import Redactor
+
+RETRYABLE_CODES = frozenset({"rate_limited", "server", "overloaded", "timeout", "bad_response"})
+KEEP_RESPONSE_HEADERS = ("content-type", "retry-after", "retry-after-ms", "x-request-id", "request-id")
+
+
+@dataclass
+class RetryPolicy:
+    """How failed attempts are retried."""
+
+    max_retries: int = 3
+    """Retries per request (attempts = 1 + retries at most)."""
+    backoff_s: float = 0.25
+    """First backoff; doubles per retry unless the provider's hint says otherwise."""
+    max_wait_s: float = 20.0
+    """Longest single wait, whatever the provider asks."""
+    budget: int = 1000
+    """Retries allowed for the whole run; once spent, failures are recorded without retrying."""
+
+
+class RetryBudget:
+    """A run-wide pool of retries shared by every request."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.spent = 0
+
+    def take(self) -> bool:
+        """Spend one retry if any is left."""
+        if self.spent >= self.total:
+            return False
+        self.spent += 1
+        return True
+
+
+@dataclass
+class Exchange:
+    """The result of one logical request, after retries."""
+
+    turn: ParsedTurn
+    latency_ms: float
+    """Wall time of the final attempt."""
+    attempts: int
+    raw: dict[str, Any] = field(default_factory=dict)
+    """Redacted ``{"request": ..., "response": ..., "attempts": [...]}``."""
+
+
+def _error_turn(code: str, message: str, status: int | None = None) -> ParsedTurn:
+    return ParsedTurn(outcome=ProviderErrorOutcome(code=code, message=message, status=status))  # type: ignore[arg-type]
+
+
+class Transport:
+    """Sends built requests to endpoints; one instance per run (owns the HTTP clients)."""
+
+    def __init__(
+        self,
+        *,
+        timeout_s: float = 30.0,
+        retry: RetryPolicy | None = None,
+        redactor: Redactor | None = None,
+        extra_headers: dict[str, str] | None = None,
+    ) -> None:
+        self._timeout = timeout_s
+        self._retry = retry or RetryPolicy()
+        self._budget = RetryBudget(self._retry.budget)
+        self._redactor = redactor or Redactor()
+        self._extra_headers = extra_headers or {}
+        self._clients: dict[str, httpx.AsyncClient] = {}
+        self._limits: dict[str, asyncio.Semaphore] = {}
+        self._replicas: dict[str, itertools.cycle[str]] = {}
+
+    @property
+    def retries_spent(self) -> int:
+        """Retries used so far across the run."""
+        return self._budget.spent
+
+    def _client(self, endpoint: Endpoint) -> httpx.AsyncClient:
+        client = self._clients.get(endpoint.name)
+        if client is None:
+            limits = httpx.Limits(
+                max_connections=endpoint.max_concurrency or 200, max_keepalive_connections=200
+            )
+            client = httpx.AsyncClient(timeout=httpx.Timeout(self._timeout), limits=limits)
+            self._clients[endpoint.name] = client
+            self._replicas[endpoint.name] = itertools.cycle(endpoint.base_urls)
+            if endpoint.max_concurrency:
+                self._limits[endpoint.name] = asyncio.Semaphore(endpoint.max_concurrency)
+        return client
+
+    @asynccontextmanager
+    async def _slot(self, endpoint: Endpoint) -> AsyncIterator[None]:
+        sem = self._limits.get(endpoint.name)
+        if sem is None:
+            yield
+            return
+        async with sem:
+            yield
+
+    async def aclose(self) -> None:
+        """Close every pooled client."""
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients.clear()
+
+    async def exchange(
+        self,
+        endpoint: Endpoint,
+        adapter: Adapter,
+        built: BuiltRequest,
+        *,
+        api_key: str | None,
+        offered_tools: Sequence[str],
+        headers: dict[str, str] | None = None,
+    ) -> Exchange:
+        """Send ``built`` (retrying transient failures) and return the parsed, redacted exchange."""
+        client = self._client(endpoint)
+        redactor = self._redactor.with_secret(api_key)
+        attempts: list[dict[str, Any]] = []
+        attempt = 0
+        while True:
+            attempt += 1
+            base_url = next(self._replicas[endpoint.name])
+            send_headers = {**endpoint.headers, **self._extra_headers, **(headers or {})}
+            send_headers.update(adapter.auth_headers(api_key))
+            url = base_url + built.path
+            async with self._slot(endpoint):
+                started = time.perf_counter()
+                turn, response_raw, retry_hint = await self._attempt(
+                    client, adapter, url, built, send_headers, offered_tools
+                )
+                latency_ms = (time.perf_counter() - started) * 1000.0
+            request_raw = {
+                "method": "POST",
+                "url": redactor.url(str(httpx.URL(url, params=built.query or None))),
+                "headers": redactor.headers(send_headers),
+                "body": redactor.json(built.body),
+            }
+            outcome = turn.outcome
+            code = outcome.code if isinstance(outcome, ProviderErrorOutcome) else None
+            attempts.append({"status": response_raw.get("status"), "code": code, "latency_ms": latency_ms})
+            retry = code in RETRYABLE_CODES and attempt <= self._retry.max_retries and self._budget.take()
+            if not retry:
+                raw = {"request": request_raw, "response": redactor.json(response_raw)}
+                if len(attempts) > 1:
+                    raw["attempts"] = attempts
+                return Exchange(turn=turn, latency_ms=latency_ms, attempts=attempt, raw=raw)
+            wait = retry_hint if retry_hint is not None else self._retry.backoff_s * 2 ** (attempt - 1)
+            await asyncio.sleep(min(max(wait, 0.0), self._retry.max_wait_s))
+
+    async def _attempt(
+        self,
+        client: httpx.AsyncClient,
+        adapter: Adapter,
+        url: str,
+        built: BuiltRequest,
+        headers: dict[str, str],
+        offered: Sequence[str],
+    ) -> tuple[ParsedTurn, dict[str, Any], float | None]:
+        try:
+            if built.stream:
+                return await self._attempt_stream(client, adapter, url, built, headers, offered)
+            response = await client.post(url, json=built.body, params=built.query or None, headers=headers)
+            return self._finish(adapter, response, offered)
+        except httpx.TimeoutException as exc:
+            return (
+                _error_turn("timeout", f"timed out after {self._timeout:g}s ({type(exc).__name__})"),
+                {},
+                None,
+            )
+        except httpx.HTTPError as exc:
+            return _error_turn("server", f"connection failed: {type(exc).__name__}: {exc}"), {}, None
+
+    def _finish(
+        self, adapter: Adapter, response: httpx.Response, offered: Sequence[str]
+    ) -> tuple[ParsedTurn, dict[str, Any], float | None]:
+        body: Any
+        try:
+            body = response.json()
+        except ValueError:
+            body = response.text
+        headers = {k: v for k, v in response.headers.items() if k.lower() in KEEP_RESPONSE_HEADERS}
+        raw = {"status": response.status_code, "headers": headers, "body": body}
+        if response.status_code >= 400:
+            lower = {k.lower(): v for k, v in response.headers.items()}
+            error = adapter.parse_error(response.status_code, body, lower)
+            hint = adapter.retry_after_seconds(response.status_code, body, lower)
+            return ParsedTurn(outcome=error), raw, hint
+        if not isinstance(body, dict):
+            return (
+                _error_turn("bad_response", "response body is not a JSON object", response.status_code),
+                raw,
+                None,
+            )
+        return adapter.parse_response(body, offered), raw, None
+
+    async def _attempt_stream(
+        self,
+        client: httpx.AsyncClient,
+        adapter: Adapter,
+        url: str,
+        built: BuiltRequest,
+        headers: dict[str, str],
+        offered: Sequence[str],
+    ) -> tuple[ParsedTurn, dict[str, Any], float | None]:
+        events: list[tuple[str | None, str]] = []
+        params = built.query or None
+        async with aconnect_sse(
+            client, "POST", url, json=built.body, params=params, headers=headers
+        ) as source:
+            response = source.response
+            if response.status_code >= 400:
+                await response.aread()
+                return self._finish(adapter, response, offered)
+            if "text/event-stream" not in response.headers.get("content-type", ""):
+                await response.aread()
+                turn, raw, _ = self._finish(adapter, response, offered)
+                message = f"expected an event stream, got {response.headers.get('content-type')!r}"
+                return _error_turn("bad_response", message, response.status_code), raw, None
+            kept = {k: v for k, v in response.headers.items() if k.lower() in KEEP_RESPONSE_HEADERS}
+            raw: dict[str, Any] = {"status": response.status_code, "headers": kept, "events": events}
+            try:
+                async for sse in source.aiter_sse():
+                    events.append((sse.event if sse.event != "message" else None, sse.data))
+            except httpx.TimeoutException:
+                raw["cut"] = "timeout"
+                return _error_turn("timeout", f"stream stalled after {len(events)} events"), raw, None
+            except (httpx.TransportError, httpx.StreamError) as exc:
+                raw["cut"] = f"{type(exc).__name__}: {exc}"
+                return _error_turn("bad_response", f"stream cut after {len(events)} events"), raw, None
+        return adapter.parse_stream(events, offered), raw, None
