@@ -26,6 +26,7 @@ from fcbench.contract import (
     parse_outcome,
 )
 from fcbench.errors import FcbenchError
+from fcbench.grading import Verdict, grade, normalised_outcome_key
 
 try:
     __version__ = version("fcbench")
@@ -47,8 +48,11 @@ __all__ = [
     "ToolResultMessage",
     "Usage",
     "UserMessage",
+    "Verdict",
     "__version__",
+    "grade",
     "normalise_arguments",
+    "normalised_outcome_key",
     "parse_message",
     "parse_outcome",
 ]

@@ -98,6 +98,8 @@ class Manifest(BaseModel):
     fcbench_version: str
     record_version: str = RECORD_VERSION
     suite: str
+    suite_ref: str = ""
+    """What loads the suite again: a built-in suite name or the suite folder's absolute path."""
     dataset_version: str
     dataset_hash: str
     config_hash: str

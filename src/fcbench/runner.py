@@ -100,6 +100,12 @@ class RunSpec:
     api_keys: dict[str, str | None] = field(default_factory=dict)
 
 
+def suite_ref(suite: str) -> str:
+    """A reference that loads the same suite from any working directory."""
+    path = Path(suite)
+    return str(path.resolve()) if path.exists() else suite
+
+
 def new_run_id() -> str:
     """``YYYYmmdd-HHMMSS-xxxxxx``: sortable and unique."""
     return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
@@ -155,6 +161,7 @@ def _manifest(spec: RunSpec, planned: int) -> Manifest:
         run_id=spec.run_id,
         fcbench_version=__version__,
         suite=spec.suite.info.name,
+        suite_ref=suite_ref(config.suite),
         dataset_version=spec.suite.info.dataset_version,
         dataset_hash=spec.suite.dataset_hash,
         config_hash=config.hash(),

@@ -7,7 +7,10 @@ checks that do not depend on a dialect, so each is written once.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from fcbench.contract import Anomaly, ToolCall, ToolResultMessage
@@ -28,6 +31,7 @@ ANOMALY_CODES: dict[str, str] = {
     "empty_response": "the response carried neither text nor calls",
     "unknown_content": "a content part of an unknown type",
     "tool_choice_ignored": "the requested tool choice was not honoured",
+    "malformed_call": "the provider reported a tool call it could not parse (e.g. MALFORMED_FUNCTION_CALL)",
 }
 """Every anomaly code an adapter may emit, with its meaning (documented in the README)."""
 
@@ -110,3 +114,73 @@ def decode_json_body(body: Any) -> Any:
         except ValueError:
             return body
     return body
+
+
+def pair_results(
+    calls: Sequence[ToolCall], results: Iterable[ToolResultMessage], keys: Sequence[str | None] | None = None
+) -> list[tuple[int | None, ToolResultMessage]]:
+    """Match each result to the call it answers; returns ``(call index or None, result)`` pairs.
+
+    First, a result with a ``call_id`` answers the unanswered call whose id (or key, when ``keys``
+    gives one per call, e.g. a synthetic key for an id-less call) equals it. Then a result
+    without a ``call_id`` answers the first still-unanswered call of the same tool name, in call
+    order (dialects whose calls may lack ids match that way). Matched pairs come in call order;
+    results that match nothing come last, in their given order, with index None, so the provider
+    rejects them visibly.
+    """
+    keyed = list(keys) if keys is not None else [c.id for c in calls]
+    answered: list[ToolResultMessage | None] = [None] * len(calls)
+    matched: set[int] = set()
+    pending = list(results)
+    for by_id in (True, False):
+        for position, result in enumerate(pending):
+            if position in matched or (result.call_id is not None) != by_id:
+                continue
+            index = next(
+                (
+                    i
+                    for i, call in enumerate(calls)
+                    if answered[i] is None
+                    and (result.call_id in (call.id, keyed[i]) if by_id else call.name == result.name)
+                ),
+                None,
+            )
+            if index is not None:
+                answered[index] = result
+                matched.add(position)
+    paired: list[tuple[int | None, ToolResultMessage]] = [
+        (i, r) for i, r in enumerate(answered) if r is not None
+    ]
+    return paired + [(None, r) for p, r in enumerate(pending) if p not in matched]
+
+
+def _seconds(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return max(number, 0.0) if math.isfinite(number) else None
+
+
+def retry_after_header(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` (first) or ``retry-after`` (seconds or an HTTP date).
+
+    Header names match case-insensitively; a date in the past counts as 0; junk values give None.
+    """
+    lower = {k.lower(): v for k, v in headers.items()}
+    millis = _seconds(lower.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000.0
+    value = lower.get("retry-after")
+    seconds = _seconds(value)
+    if value is None or seconds is not None:
+        return seconds
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max((when - (now or datetime.now(UTC))).total_seconds(), 0.0)

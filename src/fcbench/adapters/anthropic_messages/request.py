@@ -1,0 +1,183 @@
+"""Build Anthropic Messages requests from canonical ones (protocols.md §3.1, §3.3).
+
+* System text (the ``system`` argument and any system messages) goes in the top-level ``system``;
+  the ``messages`` array only has ``user`` and ``assistant`` turns.
+* An assistant turn parsed from this dialect is replayed from its ``provider_state`` (the whole
+  ``content`` unchanged, thinking blocks included); other assistant turns become an optional text
+  block followed by ``tool_use`` blocks.
+* Tool results following an assistant turn become **one** ``user`` message whose content starts
+  with the ``tool_result`` blocks, in the order of that turn's calls (matched by call id, see
+  :func:`fcbench.adapters.common.pair_results`); a user message right after them is appended to
+  the same message as a text block, since text may follow the results but not precede them.
+* ``tools`` and ``tool_choice`` are sent only when tools are offered (the API rejects a
+  ``tool_choice`` without tools); ``temperature`` only when set. Anthropic has no seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from fcbench.adapters.base import BuiltRequest, RequestOptions, SchemaChange, ToolChoice
+from fcbench.adapters.common import pair_results, result_text
+from fcbench.contract import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    Tool,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from fcbench.schema import transform
+
+DIALECT = "anthropic-messages"
+PATH = "/v1/messages"
+
+_CHOICES: dict[str, Callable[[ToolChoice], dict[str, Any]]] = {
+    "auto": lambda choice: {"type": "auto"},
+    "required": lambda choice: {"type": "any"},
+    "named": lambda choice: {"type": "tool", "name": choice.name},
+    "none": lambda choice: {"type": "none"},
+}
+"""Canonical tool-choice mode -> wire ``tool_choice``."""
+
+_PARALLEL_SWITCH = frozenset({"auto", "required", "named"})
+"""Modes whose wire object accepts ``disable_parallel_tool_use``."""
+
+
+def wire_tool_choice(choice: ToolChoice, parallel_tool_calls: bool | None) -> dict[str, Any]:
+    """The ``tool_choice`` object, with ``disable_parallel_tool_use`` when parallel calls are off."""
+    wire = _CHOICES[choice.mode](choice)
+    if parallel_tool_calls is False and choice.mode in _PARALLEL_SWITCH:
+        wire["disable_parallel_tool_use"] = True
+    return wire
+
+
+def call_keys(message_index: int, calls: Sequence[ToolCall]) -> list[str]:
+    """The ``tool_use`` id of each call: its own id, or a stand-in when the history has none."""
+    return [call.id or f"toolu_fcbench_{message_index}_{i}" for i, call in enumerate(calls)]
+
+
+def result_blocks(
+    calls: Sequence[ToolCall], results: Sequence[ToolResultMessage], keys: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """``tool_result`` blocks for ``results``, in call order, each carrying the id of its call."""
+    wire_ids = list(keys) if keys is not None else [c.id or "" for c in calls]
+    blocks: list[dict[str, Any]] = []
+    for index, result in pair_results(calls, results, wire_ids):
+        use_id = wire_ids[index] if index is not None else (result.call_id or "")
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": use_id, "content": result_text(result)}
+        if result.is_error:
+            block["is_error"] = True
+        blocks.append(block)
+    return blocks
+
+
+def _assistant_content(
+    message: AssistantMessage, keys: Sequence[str], notes: list[str]
+) -> list[dict[str, Any]] | None:
+    state = (message.provider_state or {}).get(DIALECT)
+    if isinstance(state, dict) and isinstance(state.get("content"), list):
+        replay: list[dict[str, Any]] = state["content"]
+        return replay
+    blocks: list[dict[str, Any]] = []
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
+    for call, key in zip(message.calls, keys, strict=True):
+        if call.id is None:
+            notes.append(f"history call {call.name!r} had no id; sent as tool_use id {key!r}")
+        arguments = call.arguments
+        if not isinstance(arguments, dict):
+            notes.append(f"history call {key} ({call.name}) arguments are not an object; sent as {{}}")
+            arguments = {}
+        blocks.append({"type": "tool_use", "id": key, "name": call.name, "input": arguments})
+    return blocks or None
+
+
+def wire_messages(messages: Sequence[Message], notes: list[str]) -> tuple[list[str], list[dict[str, Any]]]:
+    """System texts and the ``messages`` array for a canonical history."""
+    system: list[str] = []
+    wire: list[dict[str, Any]] = []
+    calls: list[ToolCall] = []
+    keys: list[str] = []
+    pending: list[ToolResultMessage] = []
+    results_message: dict[str, Any] | None = None
+
+    def flush() -> None:
+        nonlocal results_message
+        if pending:
+            results_message = {"role": "user", "content": result_blocks(calls, pending, keys)}
+            wire.append(results_message)
+            pending.clear()
+
+    for index, message in enumerate(messages):
+        if isinstance(message, ToolResultMessage):
+            pending.append(message)
+            continue
+        flush()
+        if isinstance(message, SystemMessage):
+            system.append(message.content)
+        elif isinstance(message, UserMessage):
+            if results_message is not None and wire and wire[-1] is results_message:
+                results_message["content"].append({"type": "text", "text": message.content})
+            else:
+                wire.append({"role": "user", "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            calls, keys = list(message.calls), call_keys(index, message.calls)
+            content = _assistant_content(message, keys, notes)
+            if content is None:
+                notes.append(f"history message {index} is an empty assistant turn; not sent")
+            else:
+                wire.append({"role": "assistant", "content": content})
+    flush()
+    return system, wire
+
+
+def build_request(
+    system: str | None,
+    messages: Sequence[Message],
+    tools: Sequence[Tool],
+    tool_choice: ToolChoice,
+    options: RequestOptions,
+) -> BuiltRequest:
+    """Translate a canonical request into a ``POST /v1/messages`` request."""
+    notes: list[str] = []
+    changes: list[SchemaChange] = []
+    extra_system, wire = wire_messages(messages, notes)
+    body: dict[str, Any] = {"model": options.model, "max_tokens": options.max_tokens, "messages": wire}
+    system_text = "\n\n".join(part for part in [system or "", *extra_system] if part)
+    if system_text:
+        body["system"] = system_text
+    if tools:
+        wire_tools: list[dict[str, Any]] = []
+        for tool in tools:
+            schema, changed = transform.apply(DIALECT, tool, strict=options.strict)
+            changes.extend(changed)
+            entry: dict[str, Any] = {
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": schema,
+            }
+            if options.strict:
+                entry["strict"] = True
+            wire_tools.append(entry)
+        body["tools"] = wire_tools
+        body["tool_choice"] = wire_tool_choice(tool_choice, options.parallel_tool_calls)
+        if tool_choice.mode == "named" and tool_choice.name not in {t.name for t in tools}:
+            notes.append(f"tool_choice names {tool_choice.name!r}, which is not among the offered tools")
+    elif tool_choice.mode != "auto":
+        notes.append(f"tool_choice {tool_choice.mode!r} not sent: no tools offered")
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if options.seed is not None:
+        notes.append("seed not sent: the Messages API has no seed parameter")
+    body["stream"] = options.stream
+    return BuiltRequest(path=PATH, body=body, stream=options.stream, schema_changes=changes, notes=notes)
+
+
+def tool_result_messages(
+    calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
+) -> list[dict[str, Any]]:
+    """One ``user`` message whose content is the ``tool_result`` blocks, in call order."""
+    return [{"role": "user", "content": result_blocks(calls, results)}]

@@ -1,0 +1,178 @@
+"""OpenAI error bodies, auth and retry hints, shared by the Chat Completions and Responses adapters.
+
+Both OpenAI dialects (and the OpenAI-compatible servers that copy them) answer a failed request
+with ``{"error": {"message", "type", "param", "code"}}``; some local servers send the inner object
+flat, or a plain-text body. :func:`parse_openai_error` maps any of these to a canonical
+:class:`~fcbench.contract.ProviderErrorOutcome` without raising.
+
+=========================  ===============================================================
+HTTP status                canonical code
+=========================  ===============================================================
+400 about a tool schema    ``schema_rejected`` (``param`` under ``tools``, code
+                           ``invalid_function_parameters``, or an "Invalid schema" message)
+other 400, 409, 413, 422   ``bad_request``, unless the error ``code`` is more specific
+                           (``model_not_found`` -> ``not_found``, ``invalid_api_key`` -> ``auth``)
+401, 403                   ``auth``
+404                        ``not_found``
+408                        ``timeout``
+429                        ``rate_limited`` (also ``insufficient_quota``; the message says which)
+500, 502, 504, other 5xx   ``server``
+503, 529                   ``overloaded``
+other 4xx                  ``bad_request``; any other status ``bad_response``
+=========================  ===============================================================
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from fcbench.adapters.common import decode_json_body, retry_after_header
+from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
+
+STATUS_CODES: dict[int, ProviderErrorCode] = {
+    400: "bad_request",
+    401: "auth",
+    403: "auth",
+    404: "not_found",
+    408: "timeout",
+    409: "bad_request",
+    413: "bad_request",
+    422: "bad_request",
+    429: "rate_limited",
+    500: "server",
+    502: "server",
+    503: "overloaded",
+    504: "server",
+    529: "overloaded",
+}
+"""HTTP status -> canonical provider error code (see the module table for the fallbacks)."""
+
+ERROR_TYPE_CODES: dict[str, ProviderErrorCode] = {
+    "invalid_function_parameters": "schema_rejected",
+    "invalid_api_key": "auth",
+    "authentication_error": "auth",
+    "permission_error": "auth",
+    "model_not_found": "not_found",
+    "not_found_error": "not_found",
+    "rate_limit_exceeded": "rate_limited",
+    "insufficient_quota": "rate_limited",
+    "server_error": "server",
+    "api_error": "server",
+    "overloaded_error": "overloaded",
+    "unavailable_error": "overloaded",
+    "invalid_request_error": "bad_request",
+    "invalid_prompt": "bad_request",
+    "context_length_exceeded": "bad_request",
+    "exceed_context_size_error": "bad_request",
+}
+"""Error ``code`` or ``type`` -> canonical code, for errors that arrive without an HTTP status
+(mid-stream ``error`` events, failed Responses) and to refine 400s."""
+
+MESSAGE_LIMIT = 2000
+"""Longest body text kept in an error message."""
+
+_SCHEMA_MESSAGE = re.compile(r"invalid schema|function parameters|json schema|tools\[\d+\]", re.IGNORECASE)
+
+
+def auth_headers(api_key: str | None) -> dict[str, str]:
+    """``Authorization: Bearer <key>``; no header at all when there is no key (local servers)."""
+    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+def error_object(body: Any) -> dict[str, Any] | None:
+    """The inner error object of an OpenAI-style error body, or None.
+
+    Accepts ``{"error": {...}}``, ``{"error": "text"}`` and the flat ``{"message": ..., "type": ...}``
+    some compatible servers send (only when the body is not a completion or a response object).
+    """
+    if not isinstance(body, dict):
+        return None
+    inner = body.get("error")
+    if isinstance(inner, dict) and inner:
+        return inner
+    if isinstance(inner, str) and inner:
+        return {"message": inner}
+    if isinstance(body.get("message"), str) and "choices" not in body and "output" not in body:
+        return body
+    return None
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def describe_error(error: Mapping[str, Any]) -> str:
+    """``message [type=…, code=…, param=…]`` with only the fields present."""
+    message = error.get("message")
+    text = _text(message) if message is not None else "(no message)"
+    extras = [f"{key}={_text(error[key])}" for key in ("type", "code", "param") if error.get(key) is not None]
+    return f"{text} [{', '.join(extras)}]" if extras else text
+
+
+def _is_schema_error(error: Mapping[str, Any]) -> bool:
+    param = error.get("param")
+    if isinstance(param, str) and param.startswith("tools"):
+        return True
+    if error.get("code") == "invalid_function_parameters":
+        return True
+    message = error.get("message")
+    return isinstance(message, str) and bool(_SCHEMA_MESSAGE.search(message))
+
+
+def code_for_error(error: Mapping[str, Any], default: ProviderErrorCode = "server") -> ProviderErrorCode:
+    """Canonical code of an error object that came without an HTTP status (by its code, then type)."""
+    for key in ("code", "type"):
+        value = error.get(key)
+        if isinstance(value, str) and value in ERROR_TYPE_CODES:
+            return ERROR_TYPE_CODES[value]
+    return default
+
+
+def _code_for_status(status: int, error: Mapping[str, Any] | None) -> ProviderErrorCode:
+    if status == 400 and error is not None and _is_schema_error(error):
+        return "schema_rejected"
+    if status in STATUS_CODES:
+        code = STATUS_CODES[status]
+    elif 400 <= status < 500:
+        code = "bad_request"
+    elif status >= 500:
+        code = "server"
+    else:
+        return "bad_response"
+    detail = error.get("code") if error is not None else None
+    if code == "bad_request" and isinstance(detail, str) and detail in ERROR_TYPE_CODES:
+        return ERROR_TYPE_CODES[detail]
+    return code
+
+
+def parse_openai_error(status: int, body: Any) -> ProviderErrorOutcome:
+    """Map an HTTP error response of an OpenAI-style API to a canonical provider error."""
+    decoded = decode_json_body(body)
+    error = error_object(decoded)
+    if error is not None:
+        message = describe_error(error)
+    elif decoded is None or decoded == "":
+        message = f"HTTP {status} with an empty body"
+    else:
+        message = f"HTTP {status}: {_text(decoded)}"
+    return ProviderErrorOutcome(
+        code=_code_for_status(status, error), message=message[:MESSAGE_LIMIT], status=status
+    )
+
+
+def error_outcome(error: Mapping[str, Any], status: int | None = None) -> ProviderErrorOutcome:
+    """A provider error from an error object found inside a 2xx body or a stream."""
+    return ProviderErrorOutcome(
+        code=code_for_error(error), message=describe_error(error)[:MESSAGE_LIMIT], status=status
+    )
+
+
+def retry_after_seconds(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
+    """The retry hint of ``retry-after-ms`` (first) or ``retry-after`` (seconds or an HTTP date)."""
+    return retry_after_header(headers, now)

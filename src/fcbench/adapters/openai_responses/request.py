@@ -1,0 +1,159 @@
+"""Build Responses API requests from the canonical contract (pure; no I/O).
+
+Wire choices, each deliberate:
+
+* the system prompt goes in ``instructions``; system messages inside the history become
+  ``role: system`` input messages;
+* every function tool carries an explicit ``strict`` flag: the API treats an absent flag as
+  **true** and silently rewrites the schema, so non-strict runs send ``"strict": false``;
+* the conversation is replayed statelessly (no ``previous_response_id``): an assistant turn read
+  by this adapter replays its original output items (reasoning, messages, ``function_call`` items
+  with their ``fc_`` ids) from ``provider_state``; any other assistant turn becomes an assistant
+  message plus one ``function_call`` item per call, arguments replayed byte for byte;
+* there is no ``seed`` on this API: a requested seed is noted, not sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from fcbench.adapters.base import BuiltRequest, RequestOptions, SchemaChange, ToolChoice
+from fcbench.adapters.common import result_text
+from fcbench.adapters.openai_chat.request import wire_arguments
+from fcbench.contract import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    Tool,
+    ToolResultMessage,
+    UserMessage,
+)
+from fcbench.schema import transform
+
+DIALECT = "openai-responses"
+PATH = "/responses"
+STATE_KEY = "responses_output"
+"""``AssistantMessage.provider_state`` key holding the raw ``output`` items of a turn, for replay."""
+
+_PLAIN_CHOICES: dict[str, str] = {"auto": "auto", "required": "required", "none": "none"}
+
+
+def wire_tool(tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:
+    """One flat ``{"type": "function", "name", ...}`` tool and the schema changes it needed."""
+    parameters, changes = transform.apply(DIALECT, tool, strict=strict)
+    wire = {
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": parameters,
+        "strict": strict,
+    }
+    return wire, changes
+
+
+def wire_tool_choice(choice: ToolChoice, offered: Sequence[str], notes: list[str]) -> str | dict[str, Any]:
+    """The ``tool_choice`` value for a canonical choice (see the package docstring table)."""
+    if choice.mode != "named":
+        return _PLAIN_CHOICES[choice.mode]
+    if not choice.name:
+        raise ValueError("a named tool_choice needs a tool name")
+    if choice.name not in offered:
+        notes.append(f"tool_choice names {choice.name!r}, which is not among the offered tools; sent as is")
+    return {"type": "function", "name": choice.name}
+
+
+def output_item(result: ToolResultMessage) -> dict[str, Any]:
+    """One ``function_call_output`` item answering one call (``call_id`` left out when null)."""
+    item: dict[str, Any] = {"type": "function_call_output", "output": result_text(result)}
+    if result.call_id is not None:
+        item["call_id"] = result.call_id
+    return item
+
+
+def _replayed(message: AssistantMessage) -> list[dict[str, Any]] | None:
+    state = message.provider_state or {}
+    items = state.get(STATE_KEY)
+    if isinstance(items, list) and items and all(isinstance(i, dict) for i in items):
+        return [dict(i) for i in items]
+    return None
+
+
+def _assistant(message: AssistantMessage, notes: list[str]) -> list[dict[str, Any]]:
+    replay = _replayed(message)
+    if replay is not None:
+        return replay
+    items: list[dict[str, Any]] = []
+    if message.content:
+        items.append({"role": "assistant", "content": message.content})
+    for call in message.calls:
+        item: dict[str, Any] = {"type": "function_call", "name": call.name, "arguments": wire_arguments(call)}
+        if call.id is None:
+            notes.append(f"history call to {call.name!r} has no id; sent without a call_id")
+        else:
+            item["call_id"] = call.id
+        items.append(item)
+    if not items:
+        items.append({"role": "assistant", "content": ""})
+    return items
+
+
+def wire_input(messages: Sequence[Message], notes: list[str]) -> list[dict[str, Any]]:
+    """The ``input`` item list for the history, in order."""
+    items: list[dict[str, Any]] = []
+    error_results = 0
+    for message in messages:
+        if isinstance(message, SystemMessage | UserMessage):
+            items.append({"role": message.role, "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            items.extend(_assistant(message, notes))
+        elif isinstance(message, ToolResultMessage):
+            error_results += message.is_error
+            items.append(output_item(message))
+    if error_results:
+        notes.append(
+            f"{error_results} tool result(s) flagged is_error: the Responses API has no error flag, "
+            "the failure travels in the output text only"
+        )
+    return items
+
+
+def build_request(
+    system: str | None,
+    messages: Sequence[Message],
+    tools: Sequence[Tool],
+    tool_choice: ToolChoice,
+    options: RequestOptions,
+) -> BuiltRequest:
+    """Translate a canonical request into a ``POST /responses`` body."""
+    notes: list[str] = []
+    changes: list[SchemaChange] = []
+    body: dict[str, Any] = {"model": options.model}
+    if system:
+        body["instructions"] = system
+    body["input"] = wire_input(messages, notes)
+    body["max_output_tokens"] = options.max_tokens
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if options.seed is not None:
+        notes.append(f"seed {options.seed} not sent: the Responses API has no seed parameter")
+    if tools:
+        wire_tools = []
+        for tool in tools:
+            wire, tool_changes = wire_tool(tool, options.strict)
+            wire_tools.append(wire)
+            changes.extend(tool_changes)
+        body["tools"] = wire_tools
+        body["tool_choice"] = wire_tool_choice(tool_choice, [t.name for t in tools], notes)
+        if options.parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = options.parallel_tool_calls
+    else:
+        if tool_choice.mode in ("required", "named"):
+            notes.append(f"tool_choice {tool_choice.mode!r} asked with no tools offered; left out")
+        if options.parallel_tool_calls is not None:
+            notes.append("parallel_tool_calls set with no tools offered; left out")
+        if options.strict:
+            notes.append("strict mode asked with no tools offered; nothing to apply it to")
+    if options.stream:
+        body["stream"] = True
+    return BuiltRequest(path=PATH, body=body, stream=options.stream, schema_changes=changes, notes=notes)

@@ -1,0 +1,94 @@
+"""Strict JSON value semantics: equality, canonical text and short descriptions.
+
+Equality follows JSON, not Python: numbers compare by value (``1`` equals ``1.0``) but a
+boolean is never a number (``True`` is not ``1``) and a string is never a number (``"750"`` is
+not ``750``). Objects compare key by key, arrays element by element in order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+_MAX_EXACT_FLOAT_INT = 2**53
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a is b
+    if _is_number(a) or _is_number(b):
+        return _is_number(a) and _is_number(b) and a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+    return False
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """True when ``a`` and ``b`` are the same JSON value (strict: no coercion between types)."""
+    try:
+        return _equal(a, b)
+    except RecursionError:
+        return False
+
+
+def _canonical_value(value: Any) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, str | int):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer() and abs(value) < _MAX_EXACT_FLOAT_INT:
+            return int(value)
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _canonical_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical_value(v) for v in value]
+    return repr(value)
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON text of ``value``: sorted keys, no spaces, integral floats written as integers.
+
+    Two values that are :func:`json_equal` have the same canonical text. Never raises: a value
+    too deeply nested to serialise is described by its type instead.
+    """
+    try:
+        return json.dumps(_canonical_value(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (RecursionError, ValueError, TypeError):
+        return json.dumps({"unserialisable": type(value).__name__})
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a Python value (``object``, ``array``, ``string``, ``integer``, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list | tuple):
+        return "array"
+    return type(value).__name__
+
+
+def short(value: Any, limit: int = 80) -> str:
+    """A one-line JSON rendering of ``value`` cut to ``limit`` characters, for human-readable reasons."""
+    text = canonical_json(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,223 @@
+"""The ``strict`` grading profile: fcbench's own rules.
+
+Decision rules, by what the case expects (refusals and provider errors are decided first):
+
+* any expectation, ``provider_error`` outcome -> ``not_scored`` (coverage loss, never a failure);
+* any expectation, ``refusal`` outcome -> ``refusal``, which passes only when text was expected
+  (declining is then a correct abstention);
+* ``tool``: one call of the right name -> ``correct_call``; one call of another tool ->
+  ``wrong_tool``; several calls -> ``extra_calls`` (the best call of the right name is still
+  graded); text that asks something -> ``unnecessary_clarification``; other text -> ``missed_call``;
+* ``tools``: calls paired one-to-one with the expected calls (``order: any``: the best pairing by
+  name, then by arguments; ``order: strict``: position by position); fewer calls ->
+  ``missed_call``, more -> ``extra_calls``, a paired call of another name -> ``wrong_tool``,
+  otherwise ``correct_call``; text as for ``tool``;
+* ``text``: any text -> ``correct_abstention``; any call -> ``unexpected_call``;
+* ``clarification``: text that asks something -> ``correct_clarification`` (a question that
+  names none of the missing values still passes, with a note in ``reasons``); text that asks
+  nothing -> ``missed_call`` (the model neither asked nor acted); a call that supplies a value for
+  a missing argument -> ``guessed_missing``; any other call -> ``unexpected_call``.
+
+``passed`` requires a right decision, no schema failure and no semantic failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from fcbench.contract import ProviderErrorOutcome, RefusalOutcome, TextOutcome, ToolCall, ToolCallsOutcome
+from fcbench.grading.calls import check_schema, pair_calls
+from fcbench.grading.inputs import CallSpec, GradeInput
+from fcbench.grading.jsonvalues import short
+from fcbench.grading.semantics import ArgumentReport, compare_arguments, error_count, merge_reports
+from fcbench.grading.text import asks_question, unmentioned
+from fcbench.grading.verdict import RIGHT_DECISIONS, Decision, Verdict
+from fcbench.suite.models import ExpectClarification, ExpectTools
+
+_NAME_WEIGHT = 1_000_000
+_EXACT_WEIGHT = 1_000
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What the model did, reduced to what the decision rules look at."""
+
+    calls: tuple[ToolCall, ...] = ()
+    text: str | None = None
+
+
+@dataclass
+class Judgement:
+    """A decision with the argument comparison behind it and the reasons to report."""
+
+    decision: Decision
+    report: ArgumentReport | None = None
+    calls_scored: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+
+def _names(calls: tuple[ToolCall, ...]) -> str:
+    return ", ".join(call.name for call in calls)
+
+
+def _text_instead_of_calls(obs: Observed, expected: list[str]) -> Judgement:
+    wanted = ", ".join(expected)
+    if asks_question(obs.text):
+        reason = f"asked a question instead of calling {wanted}"
+        return Judgement("unnecessary_clarification", reasons=[reason])
+    return Judgement("missed_call", reasons=[f"answered in text; expected a call to {wanted}"])
+
+
+def _judge_tool(inp: GradeInput, obs: Observed) -> Judgement:
+    spec = inp.calls[0]
+    if not obs.calls:
+        return _text_instead_of_calls(obs, [spec.name])
+    reports = [
+        compare_arguments(spec.arguments, call.arguments) for call in obs.calls if call.name == spec.name
+    ]
+    best = min(reports, key=error_count) if reports else None
+    if len(obs.calls) > 1:
+        reasons = [f"made {len(obs.calls)} calls ({_names(obs.calls)}); expected one call to {spec.name}"]
+        return Judgement("extra_calls", best, 1 if best else 0, reasons)
+    if best is None:
+        return Judgement("wrong_tool", reasons=[f"called {obs.calls[0].name}; expected {spec.name}"])
+    return Judgement("correct_call", best, 1)
+
+
+def _pair_score(specs: tuple[CallSpec, ...], calls: tuple[ToolCall, ...]) -> Callable[[int, int], int]:
+    def score(i: int, j: int) -> int:
+        if calls[j].name != specs[i].name:
+            return 1
+        report = compare_arguments(specs[i].arguments, calls[j].arguments)
+        closeness = max(0, _EXACT_WEIGHT - 1 - error_count(report))
+        return 1 + _NAME_WEIGHT + (_EXACT_WEIGHT if report.exact else 0) + closeness
+
+    return score
+
+
+def _judge_tools(inp: GradeInput, obs: Observed) -> Judgement:
+    specs = inp.calls
+    if not obs.calls:
+        return _text_instead_of_calls(obs, [spec.name for spec in specs])
+    strict = isinstance(inp.case.expected, ExpectTools) and inp.case.expected.order == "strict"
+    pairs = pair_calls(len(specs), len(obs.calls), _pair_score(specs, obs.calls), strict_order=strict)
+    reports: list[ArgumentReport] = []
+    misnamed: list[str] = []
+    for i, j in pairs:
+        call, spec = obs.calls[j], specs[i]
+        if call.name == spec.name:
+            reports.append(compare_arguments(spec.arguments, call.arguments, prefix=f"calls[{j}]."))
+        else:
+            misnamed.append(f"call {j} is {call.name}; expected {spec.name}")
+    report = merge_reports(reports)
+    paired_expected = {i for i, _ in pairs}
+    paired_actual = {j for _, j in pairs}
+    if len(obs.calls) < len(specs):
+        left = [specs[i].name for i in range(len(specs)) if i not in paired_expected]
+        reasons = [f"made {len(obs.calls)} of {len(specs)} expected calls; not made: {', '.join(left)}"]
+        return Judgement("missed_call", report, len(reports), reasons + misnamed)
+    if len(obs.calls) > len(specs):
+        extra = [obs.calls[j].name for j in range(len(obs.calls)) if j not in paired_actual]
+        reasons = [f"made {len(obs.calls)} calls; expected {len(specs)}; extra: {', '.join(extra)}"]
+        return Judgement("extra_calls", report, len(reports), reasons + misnamed)
+    if misnamed:
+        suffix = " (order is strict)" if strict else ""
+        return Judgement("wrong_tool", report, len(reports), [m + suffix for m in misnamed])
+    return Judgement("correct_call", report, len(reports))
+
+
+def _judge_text(inp: GradeInput, obs: Observed) -> Judgement:
+    if obs.calls:
+        return Judgement("unexpected_call", reasons=[f"called {_names(obs.calls)}; expected no call"])
+    return Judgement("correct_abstention")
+
+
+def _guesses(expected: ExpectClarification, calls: tuple[ToolCall, ...]) -> list[str]:
+    found: list[str] = []
+    for position, call in enumerate(calls):
+        if expected.name is not None and call.name != expected.name:
+            continue
+        if not isinstance(call.arguments, Mapping):
+            continue
+        for key in expected.missing:
+            value = call.arguments.get(key)
+            if value is None or (isinstance(value, str) and not value.strip()):
+                continue
+            found.append(f"call {position} ({call.name}) guessed {key} = {short(value)}")
+    return found
+
+
+def _judge_clarification(inp: GradeInput, obs: Observed) -> Judgement:
+    expected = inp.case.expected
+    if not isinstance(expected, ExpectClarification):  # the registry routes only clarifications here
+        raise TypeError(f"expected a clarification, got {expected.kind}")
+    wanted = ", ".join(expected.missing)
+    if obs.calls:
+        guesses = _guesses(expected, obs.calls)
+        if guesses:
+            return Judgement("guessed_missing", reasons=guesses)
+        reason = f"called {_names(obs.calls)} instead of asking for {wanted}"
+        return Judgement("unexpected_call", reasons=[reason])
+    if not asks_question(obs.text):
+        return Judgement("missed_call", reasons=[f"answered without asking for {wanted}"])
+    silent = unmentioned(obs.text, expected.missing)
+    notes = [f"the question does not mention {', '.join(silent)}"] if silent else []
+    return Judgement("correct_clarification", reasons=notes)
+
+
+_JUDGES: Mapping[str, Callable[[GradeInput, Observed], Judgement]] = {
+    "tool": _judge_tool,
+    "tools": _judge_tools,
+    "text": _judge_text,
+    "clarification": _judge_clarification,
+}
+
+
+def _not_scored(outcome: ProviderErrorOutcome, anomalies: tuple[str, ...]) -> Verdict:
+    status = f" (HTTP {outcome.status})" if outcome.status is not None else ""
+    reason = f"not scored: provider error {outcome.code}{status}: {outcome.message}"
+    return Verdict(passed=False, decision="not_scored", anomalies=list(anomalies), reasons=[reason[:300]])
+
+
+def _observe(outcome: ToolCallsOutcome | TextOutcome) -> Observed:
+    if isinstance(outcome, ToolCallsOutcome):
+        return Observed(calls=tuple(outcome.calls), text=outcome.text)
+    return Observed(text=outcome.text)
+
+
+def grade_strict(inp: GradeInput) -> Verdict:
+    """Grade one observation by fcbench's own rules (see the module docstring)."""
+    outcome = inp.outcome
+    if isinstance(outcome, ProviderErrorOutcome):
+        return _not_scored(outcome, inp.anomalies)
+    kind = inp.case.expected.kind
+    if isinstance(outcome, RefusalOutcome):
+        judgement = Judgement("refusal", reasons=[] if kind == "text" else [f"refused; expected {kind}"])
+        obs = Observed(text=outcome.text)
+    else:
+        obs = _observe(outcome)
+        judgement = _JUDGES[kind](inp, obs)
+    schema = check_schema(obs.calls, inp.tools, inp.validators)
+    report = judgement.report
+    reasons = list(judgement.reasons)
+    if schema.valid is False:
+        more = f" (+{len(schema.errors) - 1} more)" if len(schema.errors) > 1 else ""
+        reasons.append(f"schema: {schema.errors[0]}{more}")
+    if report is not None:
+        reasons.extend(report.reasons)
+    right = judgement.decision in RIGHT_DECISIONS or (judgement.decision == "refusal" and kind == "text")
+    anomalies = list(inp.anomalies) + [code for code in schema.anomalies if code not in inp.anomalies]
+    return Verdict(
+        passed=right and schema.valid is not False and (report is None or report.exact),
+        decision=judgement.decision,
+        schema_valid=schema.valid,
+        schema_errors=schema.errors,
+        semantic_exact=None if report is None else report.exact,
+        missing=[] if report is None else report.missing,
+        wrong=[] if report is None else report.wrong,
+        unexpected=[] if report is None else report.unexpected,
+        anomalies=anomalies,
+        reasons=reasons,
+        calls_scored=judgement.calls_scored,
+    )

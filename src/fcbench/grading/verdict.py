@@ -1,0 +1,84 @@
+"""The verdict: what the grader concluded about one observation.
+
+Shape (DESIGN.md)::
+
+    {"passed": false, "decision": "correct_call", "schema_valid": false,
+     "schema_errors": ["weight_grams: '750' is not of type 'integer'"],
+     "semantic_exact": false, "missing": [],
+     "wrong": [{"key": "weight_grams", "expected": 750, "actual": "750"}],
+     "unexpected": [], "anomalies": [], "reasons": [...], "calls_scored": 1}
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Decision = Literal[
+    "correct_call",
+    "wrong_tool",
+    "unexpected_call",
+    "missed_call",
+    "extra_calls",
+    "correct_abstention",
+    "correct_clarification",
+    "unnecessary_clarification",
+    "guessed_missing",
+    "refusal",
+    "not_scored",
+]
+"""The tool decision the model made, relative to what the case expected."""
+
+DECISIONS: tuple[str, ...] = get_args(Decision)
+"""Every decision value, in a stable order (rows and columns of the confusion matrix)."""
+
+RIGHT_DECISIONS: frozenset[str] = frozenset({"correct_call", "correct_abstention", "correct_clarification"})
+"""Decisions that are right whatever the case (a ``refusal`` is right only when text was expected)."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class WrongValue(_Frozen):
+    """One argument that is present but does not hold an accepted value."""
+
+    key: str
+    """Argument name (prefixed ``calls[i].`` when several calls were graded)."""
+    expected: Any = None
+    """The expected value, or a description of what was accepted (``{"oneOf": [...]}``, a constraint)."""
+    actual: Any = None
+    """The value the model produced, exactly as produced."""
+
+
+class Verdict(_Frozen):
+    """The grader's conclusion about one observation (one outcome of one case)."""
+
+    passed: bool
+    """True when the decision is right and neither schema validity nor semantics failed."""
+    decision: Decision
+    """What the model did relative to what was expected (see :data:`Decision`)."""
+    schema_valid: bool | None = None
+    """Whether every call's arguments satisfy the offered tool's schema as produced; null without calls."""
+    schema_errors: list[str] = Field(default_factory=list)
+    """One message per schema violation, parse error or call to a tool that was not offered."""
+    semantic_exact: bool | None = None
+    """Whether the graded calls' arguments match the expectation; null when not applicable."""
+    missing: list[str] = Field(default_factory=list)
+    """Expected argument keys the model left out."""
+    wrong: list[WrongValue] = Field(default_factory=list)
+    """Arguments present with a value that is not accepted."""
+    unexpected: list[str] = Field(default_factory=list)
+    """Argument keys the model supplied that the expectation does not allow (including forbidden ones)."""
+    anomalies: list[str] = Field(default_factory=list)
+    """Anomaly codes: the adapter's, followed by those the grader noticed (``tool_not_offered``, ...)."""
+    reasons: list[str] = Field(default_factory=list)
+    """Short human-readable explanations of what went wrong (or is worth noting), for reports."""
+    calls_scored: int = 0
+    """How many calls had their arguments compared with an expectation."""
+
+    @property
+    def scored(self) -> bool:
+        """False for ``not_scored`` observations (coverage loss, excluded from model metrics)."""
+        return self.decision != "not_scored"

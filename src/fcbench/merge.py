@@ -1,0 +1,80 @@
+"""Merge shard run directories (``fcbench run --shard I/N``) into one run.
+
+The shards must share everything pinned in the manifest except the shard itself, and together
+cover every shard 1..N exactly once. The merged run's records are ordered by ``seq`` and its
+manifest is the shards' manifest with ``shard`` cleared and ``planned`` summed, so it reports
+exactly like an unsharded run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from fcbench.errors import RunStateError
+from fcbench.records import RECORDS_FILE, Manifest, iter_record_dicts, read_manifest, write_manifest
+
+PINNED_FIELDS = (
+    "fcbench_version", "record_version", "suite", "dataset_version", "dataset_hash", "config_hash",
+    "targets", "modes", "repeats", "temperature", "seed", "filters",
+)
+
+
+def _check_shards(manifests: Sequence[tuple[Path, Manifest]]) -> int:
+    first_dir, first = manifests[0]
+    for run_dir, manifest in manifests[1:]:
+        for name in PINNED_FIELDS:
+            if getattr(manifest, name) != getattr(first, name):
+                raise RunStateError(f"{run_dir}: {name} differs from {first_dir}; these are not shards of one run")
+    shards = []
+    for run_dir, manifest in manifests:
+        if not manifest.shard:
+            raise RunStateError(f"{run_dir}: not a shard (run it with --shard I/N)")
+        index, count = (int(x) for x in manifest.shard.split("/"))
+        shards.append((index, count, run_dir))
+    counts = {count for _, count, _ in shards}
+    if len(counts) != 1:
+        raise RunStateError(f"shards disagree on N: {sorted(counts)}")
+    total = counts.pop()
+    indexes = sorted(index for index, _, _ in shards)
+    if indexes != list(range(1, total + 1)):
+        raise RunStateError(f"shards must cover 1..{total} exactly once; got {indexes}")
+    return total
+
+
+def merge_runs(run_dirs: Sequence[Path], out_dir: Path) -> Manifest:
+    """Merge shard directories into ``out_dir`` and return the merged manifest."""
+    if not run_dirs:
+        raise RunStateError("give at least one shard directory")
+    manifests = [(d, read_manifest(d)) for d in run_dirs]
+    _check_shards(manifests)
+    if out_dir.exists() and any(out_dir.iterdir()):
+        raise RunStateError(f"{out_dir}: exists and is not empty")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    first = manifests[0][1]
+    run_id = out_dir.name
+    lines: list[tuple[int, str]] = []
+    seen: set[int] = set()
+    for run_dir, _ in manifests:
+        for data in iter_record_dicts(run_dir / RECORDS_FILE):
+            if data["seq"] in seen:
+                raise RunStateError(f"{run_dir}: observation seq {data['seq']} appears in two shards")
+            seen.add(data["seq"])
+            data["run_id"] = run_id
+            lines.append((data["seq"], json.dumps(data, ensure_ascii=False, separators=(",", ":"))))
+    lines.sort()
+    with (out_dir / RECORDS_FILE).open("w", encoding="utf-8") as fh:
+        fh.writelines(line + "\n" for _, line in lines)
+    finished = [m.finished_at for _, m in manifests]
+    merged = first.model_copy(
+        update={
+            "run_id": run_id,
+            "shard": None,
+            "planned": sum(m.planned for _, m in manifests),
+            "started_at": min(m.started_at for _, m in manifests),
+            "finished_at": None if None in finished else max(f for f in finished if f),
+        }
+    )
+    write_manifest(out_dir, merged)
+    return merged
