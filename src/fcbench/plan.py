@@ -97,14 +97,25 @@ def select_cases(
     return chosen
 
 
+MULTI_TURN_MODES = frozenset({"recovery"})
+"""Modes that run scenario cases (cases with ``recovery`` set); every other mode runs the other cases."""
+
+
+def mode_applies(mode: str, case: Case) -> bool:
+    """Whether ``case`` is observed in ``mode``: scenarios only in multi-turn modes, and vice versa."""
+    return (mode in MULTI_TURN_MODES) == (case.recovery is not None)
+
+
 def build_plan(
     targets: Sequence[Target], cases: Sequence[Case], repeats: int, modes: Sequence[str]
 ) -> Iterator[Planned]:
-    """Every observation in plan order: target, then case, then repeat, then mode."""
+    """Every observation in plan order: target, then case, then repeat, then mode (where the mode applies)."""
     seq = 0
     for target in targets:
         for case in cases:
             for repeat in range(repeats):
                 for mode in modes:
+                    if not mode_applies(mode, case):
+                        continue
                     yield Planned(seq=seq, target=target, case=case, repeat=repeat, mode=mode)
                     seq += 1

@@ -145,7 +145,9 @@ def prepare(config: RunConfig, *, out_root: Path, resume_dir: Path | None, shard
 
 def _plan(spec: RunSpec) -> list[Planned]:
     cases = select_cases(spec.suite.cases, spec.config.categories, spec.config.tags, spec.config.cases)
-    plan = build_plan(spec.targets, cases, spec.config.repeats, spec.config.modes)
+    plan = [*build_plan(spec.targets, cases, spec.config.repeats, spec.config.modes)]
+    if not plan:
+        raise ConfigError("no selected case applies to the selected modes", key="modes")
     return [p for p in plan if spec.shard is None or spec.shard.owns(p.seq)]
 
 

@@ -7,10 +7,12 @@ Exit codes: 0 ok, 1 regression or failed gate, 2 bad input or config. Any
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from fcbench.errors import FcbenchError
 
@@ -18,6 +20,7 @@ VERB_MODULES: tuple[str, ...] = (
     "fcbench.cli.cases",
     "fcbench.cli.run",
     "fcbench.cli.targets",
+    "fcbench.cli.merge",
 )
 
 
@@ -35,13 +38,20 @@ def build_app() -> typer.Typer:
     return app
 
 
+WIDE_OUTPUT_COLUMNS = "200"
+"""Table width when output is not a terminal, so piped tables are not truncated."""
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the app and turn FcbenchError into exit code 2."""
+    if not sys.stdout.isatty():
+        os.environ["COLUMNS"] = WIDE_OUTPUT_COLUMNS
     app = build_app()
     try:
         app(args=argv, standalone_mode=False)
     except FcbenchError as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}", markup=True, highlight=False, soft_wrap=True)
+        message = f"[bold red]error:[/] {escape(str(exc))}"
+        Console(stderr=True).print(message, markup=True, highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

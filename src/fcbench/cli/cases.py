@@ -1,0 +1,126 @@
+"""``fcbench cases``: validate a suite and list its cases.
+
+``fcbench cases validate SUITE`` loads a suite (built-in name or folder) with every check and
+prints a summary; any problem is raised as a :class:`~fcbench.errors.CaseError`, which the app
+prints (one problem per line, each as ``file:line: field: message``) and turns into exit code 2.
+``fcbench cases list [SUITE]`` prints a table of the cases.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from fcbench.suite.loader import Suite, builtin_suites, load_suite
+from fcbench.suite.models import Case, ExpectClarification, ExpectTool, ExpectTools
+
+SuiteArgument = Annotated[
+    str, typer.Argument(help="Built-in suite name (see 'fcbench cases list --builtin') or suite folder path.")
+]
+
+CATEGORIES = ("normal", "boundary", "adversarial")
+KINDS = ("tool", "tools", "text", "clarification")
+
+
+def summarise(suite: Suite) -> dict[str, Any]:
+    """A JSON-ready summary of a loaded suite: identity, hash, tool sets and case counts."""
+    categories: Counter[str] = Counter(str(case.category) for case in suite.cases)
+    kinds: Counter[str] = Counter(str(case.expected.kind) for case in suite.cases)
+    return {
+        "suite": suite.info.name,
+        "dataset_version": suite.info.dataset_version,
+        "dataset_hash": suite.dataset_hash,
+        "path": str(suite.path),
+        "cases": len(suite.cases),
+        "tool_sets": {name: [tool.name for tool in tools] for name, tools in sorted(suite.tool_sets.items())},
+        "by_category": {name: categories.get(name, 0) for name in CATEGORIES},
+        "by_kind": {name: kinds.get(name, 0) for name in KINDS},
+    }
+
+
+def _expected_label(case: Case) -> str:
+    expected = case.expected
+    if isinstance(expected, ExpectTool):
+        return f"tool {expected.name}"
+    if isinstance(expected, ExpectTools):
+        names = ", ".join(call.name for call in expected.calls)
+        return f"tools ({expected.order}) {names}"
+    if isinstance(expected, ExpectClarification):
+        return f"clarification: {', '.join(expected.missing)}"
+    return "text"
+
+
+def validate_command(
+    suite: SuiteArgument,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Check a suite completely; print a summary, or every problem with file:line (exit 2)."""
+    loaded = load_suite(suite)
+    summary = summarise(loaded)
+    console = Console(highlight=False, soft_wrap=True)
+    if as_json:
+        console.print_json(json.dumps(summary))
+        return
+    console.print(
+        f"[green]ok[/]: suite [bold]{escape(summary['suite'])}[/] {escape(summary['dataset_version'])}: "
+        f"{summary['cases']} cases, dataset hash {summary['dataset_hash'][:16]}"
+    )
+    for name, tools in summary["tool_sets"].items():
+        console.print(escape(f"  tool set {name}: {len(tools)} tools ({', '.join(tools)})"))
+    table = Table(title=None, show_edge=False)
+    table.add_column("category")
+    for kind in KINDS:
+        table.add_column(kind, justify="right")
+    table.add_column("total", justify="right")
+    for category in CATEGORIES:
+        rows = [case for case in loaded.cases if case.category == category]
+        counts: Counter[str] = Counter(str(case.expected.kind) for case in rows)
+        table.add_row(category, *(str(counts.get(kind, 0)) for kind in KINDS), str(len(rows)))
+    table.add_row("all", *(str(summary["by_kind"][kind]) for kind in KINDS), str(summary["cases"]))
+    console.print(table)
+
+
+def list_command(
+    suite: Annotated[
+        str, typer.Argument(help="Built-in suite name or suite folder path (default: core).")
+    ] = "core",
+    category: Annotated[str | None, typer.Option("--category", help="Only cases of this category.")] = None,
+    tag: Annotated[str | None, typer.Option("--tag", help="Only cases carrying this tag.")] = None,
+    builtin: Annotated[bool, typer.Option("--builtin", help="List the built-in suites instead.")] = False,
+) -> None:
+    """Print a table of a suite's cases: id, category, what is expected, and tags."""
+    console = Console(highlight=False, soft_wrap=True)
+    if builtin:
+        for name in builtin_suites():
+            info = load_suite(name).info
+            console.print(escape(f"{name}\t{info.dataset_version}\t{info.description}"))
+        return
+    loaded = load_suite(suite)
+    table = Table(title=escape(f"{loaded.info.name} {loaded.info.dataset_version}"))
+    for column in ("id", "category", "expected", "tags"):
+        table.add_column(column, overflow="fold")
+    shown = 0
+    for case in loaded.cases:
+        if category is not None and case.category != category:
+            continue
+        if tag is not None and tag not in case.tags:
+            continue
+        cells = (case.id, case.category, _expected_label(case), ", ".join(case.tags))
+        table.add_row(*(escape(cell) for cell in cells))
+        shown += 1
+    console.print(table)
+    console.print(f"{shown} of {len(loaded.cases)} cases")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``cases`` sub-command group (``validate``, ``list``) to the app."""
+    cases_app = typer.Typer(help="Validate and inspect case suites.", no_args_is_help=True)
+    cases_app.command("validate")(validate_command)
+    cases_app.command("list")(list_command)
+    app.add_typer(cases_app, name="cases")
