@@ -21,6 +21,7 @@ VERB_MODULES: tuple[str, ...] = (
     "fcbench.cli.run",
     "fcbench.cli.targets",
     "fcbench.cli.merge",
+    "fcbench.cli.mock",
 )
 
 

@@ -1,0 +1,55 @@
+"""``fcbench mock serve``: run the mock provider in the foreground until interrupted.
+
+At startup one line per dialect gives its base URL (``DIALECT URL``), for example::
+
+    openai-chat          http://127.0.0.1:8765/v1
+    openai-responses     http://127.0.0.1:8765/v1
+    anthropic-messages   http://127.0.0.1:8765
+    gemini               http://127.0.0.1:8765/v1beta
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from fcbench.errors import ConfigError
+from fcbench.mock.faults import FaultSpec
+from fcbench.mock.server import base_urls, bind_socket, build_server
+
+DEFAULT_PORT = 8765
+
+
+def serve_command(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port; 0 picks a free one.")] = DEFAULT_PORT,
+    latency_ms: Annotated[
+        int, typer.Option("--latency-ms", help="Fixed delay before every model response.")
+    ] = 0,
+    faults: Annotated[
+        str | None,
+        typer.Option(help="Random faults, e.g. 'rate_limit:0.1,server_error:0.05,seed=7'."),
+    ] = None,
+) -> None:
+    """Serve the mock provider (all four dialects) until interrupted."""
+    if latency_ms < 0:
+        raise ConfigError(f"must be 0 or more, got {latency_ms}", key="--latency-ms")
+    spec = FaultSpec.parse(faults)
+    server = build_server(latency_ms=latency_ms, faults=spec)
+    sock = bind_socket(host, port)
+    shown_host = f"[{host}]" if ":" in host else host
+    root = f"http://{shown_host}:{sock.getsockname()[1]}"
+    for dialect, url in base_urls(root).items():
+        print(f"{dialect:<20} {url}", flush=True)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``mock`` command group (``fcbench mock serve``) to the app."""
+    group = typer.Typer(name="mock", help="The built-in mock provider.", no_args_is_help=True)
+    group.command("serve")(serve_command)
+    app.add_typer(group, name="mock")

@@ -1,0 +1,205 @@
+"""Pieces every dialect of the mock shares: the error value, ids, token estimates, stream events.
+
+Nothing here knows a wire format; each dialect module turns these neutral values into its own
+JSON shapes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import re
+import string
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fcbench.mock.sim.base import SimReply, SimRequest
+
+ErrorKind = Literal[
+    "invalid_request",
+    "auth",
+    "not_found",
+    "rate_limit",
+    "server",
+    "overloaded",
+    "timeout",
+]
+"""Provider-neutral error classes; each dialect maps them to its status codes and body shapes."""
+
+_ALNUM = string.ascii_letters + string.digits
+
+
+class MockError(Exception):
+    """A request the mock refuses; rendered by the dialect that received it.
+
+    The dialect chooses the status code and body from ``kind`` (for example ``overloaded`` is
+    529 for Anthropic and 503 elsewhere); ``status`` overrides that choice when set.
+    """
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        param: str | None = None,
+        code: str | None = None,
+        status: int | None = None,
+        retry_after: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+        self.message = message
+        self.param = param
+        self.code = code
+        self.status = status
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class SseEvent:
+    """One server-sent event before framing: an optional ``event:`` name and its data."""
+
+    event: str | None
+    data: Any
+    """A JSON-able value, or a ``str`` sent verbatim (used for ``[DONE]`` and broken JSON)."""
+
+    def data_text(self) -> str:
+        """The ``data:`` payload as text."""
+        if isinstance(self.data, str):
+            return self.data
+        return json.dumps(self.data, ensure_ascii=False, separators=(",", ":"))
+
+
+class IdMaker:
+    """Deterministic id generator, seeded from the request so replays get the same ids."""
+
+    def __init__(self, seed: str) -> None:
+        self._rng = random.Random(seed)
+
+    def token(self, length: int, alphabet: str = _ALNUM) -> str:
+        """A random string of ``length`` characters from ``alphabet``."""
+        return "".join(self._rng.choice(alphabet) for _ in range(length))
+
+    def make(self, prefix: str, length: int) -> str:
+        """``prefix`` followed by ``length`` random alphanumerics (for example ``call_`` + 24)."""
+        return prefix + self.token(length)
+
+    def padding(self) -> str:
+        """A random-length filler string, like OpenAI's stream ``obfuscation`` field."""
+        return self.token(self._rng.randint(1, 15))
+
+    def hex(self, length: int) -> str:
+        """``length`` random lowercase hexadecimal digits."""
+        return self.token(length, "0123456789abcdef")
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A wire request after its dialect decoded and accepted it."""
+
+    model: str
+    stream: bool
+    request: SimRequest
+    """What the simulated model will read (``occurrence`` is filled in by the app)."""
+    echo: dict[str, Any] = field(default_factory=dict)
+    """Dialect-specific request values a response repeats (tool choice, usage options, ...)."""
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    """Everything a dialect needs to encode one reply besides the reply itself."""
+
+    ids: IdMaker
+    created: int
+    """Unix time of the response."""
+    input_tokens: int
+    output_tokens: int
+    fine_arguments: bool = False
+    """Split argument text into one-to-three character stream fragments (fault ``split_args``)."""
+
+    def argument_fragments(self, text: str) -> list[str]:
+        """Argument text cut the way a provider streams it (never empty: ``[""]`` for ``""``)."""
+        if not text:
+            return [""]
+        sizes = [1, 2, 3] if self.fine_arguments else [4, 7, 5, 9, 6]
+        out: list[str] = []
+        pos = 0
+        step = 0
+        while pos < len(text):
+            size = sizes[step % len(sizes)]
+            out.append(text[pos : pos + size])
+            pos += size
+            step += 1
+        return out
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count: about one token per four characters, at least one for non-empty text."""
+    return math.ceil(len(text) / 4) if text else 0
+
+
+def request_tokens(request: SimRequest) -> int:
+    """Estimated input tokens of a decoded request (system, turns and tool schemas)."""
+    parts: list[str] = [request.system]
+    for turn in request.turns:
+        parts.append(turn.text)
+        parts.extend(call.name + call.arguments_json for call in turn.calls)
+        if turn.result is not None:
+            parts.append(turn.result if isinstance(turn.result, str) else json.dumps(turn.result))
+    for tool in request.tools:
+        parts.append(tool.name + tool.description + json.dumps(tool.parameters))
+    return max(1, estimate_tokens("".join(parts)))
+
+
+def reply_tokens(reply: SimReply) -> int:
+    """Estimated output tokens of a reply."""
+    text = reply.text + "".join(call.name + call.arguments_json for call in reply.calls)
+    return max(1, estimate_tokens(text))
+
+
+def text_pieces(text: str) -> list[str]:
+    """Text cut into word-sized stream deltas (each keeps its leading whitespace)."""
+    pieces = re.findall(r"\s*\S+", text)
+    tail = text[len("".join(pieces)) :]
+    if tail:
+        pieces.append(tail)
+    return pieces or [text]
+
+
+def parse_arguments(arguments_json: str) -> tuple[bool, Any]:
+    """Parse call argument text; returns ``(ok, value)`` and never raises."""
+    try:
+        return True, json.loads(arguments_json)
+    except ValueError:
+        return False, None
+
+
+def decode_result(value: Any) -> Any:
+    """A tool result as the model reads it: JSON text is decoded, anything else kept."""
+    if isinstance(value, str):
+        ok, parsed = parse_arguments(value)
+        if ok and isinstance(parsed, dict | list):
+            return parsed
+    return value
+
+
+def body_digest(path: str, body: bytes) -> str:
+    """A stable digest of a request path and raw body (counts identical requests, seeds ids)."""
+    return hashlib.sha256(path.encode() + b"\n" + body).hexdigest()
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a decoded value (``object``, ``array``, ``string``, ``number``, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"

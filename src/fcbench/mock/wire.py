@@ -1,0 +1,87 @@
+"""HTTP responses of the mock, including the broken ones faults ask for.
+
+A dropped connection is produced by sending part of the body and returning without finishing
+the response: the server then closes the socket, so the client sees an incomplete body (a short
+read against ``content-length``, or an unterminated chunked stream), exactly like a connection
+lost in the middle of a real response.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+JSON_TYPE = "application/json"
+SSE_TYPE = "text/event-stream; charset=utf-8"
+
+
+class CutResponse(Response):
+    """Sends its status, headers and the given chunks, then abandons the response."""
+
+    def __init__(
+        self,
+        chunks: Sequence[bytes],
+        *,
+        status_code: int = 200,
+        headers: Mapping[str, str] | None = None,
+        media_type: str = JSON_TYPE,
+        declared_length: int | None = None,
+    ) -> None:
+        super().__init__(
+            content=None, status_code=status_code, headers=dict(headers or {}), media_type=media_type
+        )
+        self._chunks = list(chunks)
+        self.raw_headers = [(k, v) for k, v in self.raw_headers if k != b"content-length"]
+        if declared_length is not None:
+            self.raw_headers.append((b"content-length", str(declared_length).encode()))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Start the response, send the chunks, and return without the final body message."""
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        for chunk in self._chunks:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+
+
+def dumps(body: Any) -> bytes:
+    """Compact JSON bytes, non-ASCII kept as is."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def json_response(status: int, body: Any, headers: Mapping[str, str]) -> Response:
+    """A complete JSON response."""
+    return Response(dumps(body), status_code=status, headers=dict(headers), media_type=JSON_TYPE)
+
+
+def malformed_json_response(body: Any, headers: Mapping[str, str]) -> Response:
+    """A 200 whose JSON body stops half way (declared as JSON, complete at the HTTP level)."""
+    data = dumps(body)
+    return Response(
+        data[: max(1, len(data) // 2)], status_code=200, headers=dict(headers), media_type=JSON_TYPE
+    )
+
+
+def cut_json_response(body: Any, headers: Mapping[str, str]) -> Response:
+    """A 200 that announces the full length but loses the connection half way."""
+    data = dumps(body)
+    return CutResponse([data[: len(data) // 2]], headers=headers, declared_length=len(data))
+
+
+def stream_response(frames: Sequence[bytes], headers: Mapping[str, str], *, cut: bool = False) -> Response:
+    """An event stream; with ``cut`` the connection drops after the given frames."""
+    if cut:
+        return CutResponse(frames, headers=headers, media_type=SSE_TYPE)
+
+    async def body() -> Any:
+        for frame in frames:
+            yield frame
+
+    return StreamingResponse(body(), headers=dict(headers), media_type=SSE_TYPE)
+
+
+def json_array_response(items: Sequence[Any], headers: Mapping[str, str]) -> Response:
+    """Gemini's non-SSE stream form: one JSON array of response chunks."""
+    return JSONResponse(list(items), headers=dict(headers))
