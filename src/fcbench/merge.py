@@ -8,16 +8,34 @@ exactly like an unsharded run.
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from fcbench.blobs import BLOBS_FILE, iter_blobs
 from fcbench.errors import RunStateError
-from fcbench.records import RECORDS_FILE, Manifest, iter_record_dicts, read_manifest, write_manifest
+from fcbench.records import (
+    RECORDS_FILE,
+    Manifest,
+    iter_record_dicts,
+    read_manifest,
+    write_manifest,
+)
 
 PINNED_FIELDS = (
-    "fcbench_version", "record_version", "suite", "dataset_version", "dataset_hash", "config_hash",
-    "targets", "modes", "repeats", "temperature", "seed", "filters",
+    "fcbench_version",
+    "record_version",
+    "suite",
+    "dataset_version",
+    "dataset_hash",
+    "config_hash",
+    "targets",
+    "modes",
+    "repeats",
+    "temperature",
+    "seed",
+    "filters",
 )
 
 
@@ -26,7 +44,9 @@ def _check_shards(manifests: Sequence[tuple[Path, Manifest]]) -> int:
     for run_dir, manifest in manifests[1:]:
         for name in PINNED_FIELDS:
             if getattr(manifest, name) != getattr(first, name):
-                raise RunStateError(f"{run_dir}: {name} differs from {first_dir}; these are not shards of one run")
+                raise RunStateError(
+                    f"{run_dir}: {name} differs from {first_dir}; these are not shards of one run"
+                )
     shards = []
     for run_dir, manifest in manifests:
         if not manifest.shard:
@@ -66,6 +86,13 @@ def merge_runs(run_dirs: Sequence[Path], out_dir: Path) -> Manifest:
     lines.sort()
     with (out_dir / RECORDS_FILE).open("w", encoding="utf-8") as fh:
         fh.writelines(line + "\n" for _, line in lines)
+    blob_ids: set[str] = set()
+    with gzip.open(out_dir / BLOBS_FILE, "wt", encoding="utf-8") as fh:
+        for run_dir, _ in manifests:
+            for blob in iter_blobs(run_dir / BLOBS_FILE):
+                if blob["id"] not in blob_ids:
+                    blob_ids.add(blob["id"])
+                    fh.write(json.dumps(blob, ensure_ascii=False, separators=(",", ":")) + "\n")
     finished = [m.finished_at for _, m in manifests]
     merged = first.model_copy(
         update={

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fcbench.blobs import BLOBS_FILE, BlobStore
 from fcbench.errors import RunStateError
 
 RECORD_VERSION = "1"
@@ -135,33 +137,49 @@ def read_manifest(run_dir: Path) -> Manifest:
 
 
 class RecordWriter:
-    """Appends records to ``records.jsonl``; flushes and fsyncs every ``batch`` records and on close."""
+    """Appends records to ``records.jsonl`` in small batches, each flushed and fsynced.
 
-    def __init__(self, path: Path, batch: int = 16) -> None:
+    Raw exchanges are compacted through a :class:`~fcbench.blobs.BlobStore` beside the records.
+    A batch is written when it holds ``batch`` records or its oldest record waited ``max_wait_s``:
+    blobs first (fsynced), then the records that reference them, so a crash loses at most the
+    observations of the unwritten batch, which a resumed run observes again.
+    """
+
+    def __init__(self, path: Path, batch: int = 32, max_wait_s: float = 1.0) -> None:
         self._path = path
         self._batch = batch
-        self._pending = 0
-        _truncate_torn_tail(path)
+        self._max_wait_s = max_wait_s
+        self._pending: list[str] = []
+        self._oldest = 0.0
+        truncate_torn_tail(path)
+        self._blobs = BlobStore(path.with_name(BLOBS_FILE))
         self._file = path.open("a", encoding="utf-8")
 
     def append(self, record: Record) -> None:
-        """Append one record as one line."""
-        self._file.write(record.model_dump_json() + "\n")
-        self._pending += 1
-        if self._pending >= self._batch:
+        """Queue one record (its raw exchange compacted); write the batch when it is due."""
+        if record.raw:
+            record = record.model_copy(update={"raw": self._blobs.compact_raw(record.raw)})
+        if not self._pending:
+            self._oldest = time.monotonic()
+        self._pending.append(record.model_dump_json() + "\n")
+        if len(self._pending) >= self._batch or time.monotonic() - self._oldest >= self._max_wait_s:
             self.sync()
 
     def sync(self) -> None:
-        """Flush and fsync what was written so far."""
+        """Write, flush and fsync the queued blobs, then the queued records."""
+        self._blobs.sync()
+        if self._pending:
+            self._file.writelines(self._pending)
+            self._pending.clear()
         self._file.flush()
         os.fsync(self._file.fileno())
-        self._pending = 0
 
     def close(self) -> None:
-        """Sync and close the file."""
+        """Sync and close the files."""
         if not self._file.closed:
             self.sync()
             self._file.close()
+            self._blobs.close()
 
     def __enter__(self) -> RecordWriter:
         return self
@@ -170,7 +188,7 @@ class RecordWriter:
         self.close()
 
 
-def _truncate_torn_tail(path: Path) -> None:
+def truncate_torn_tail(path: Path) -> None:
     """Drop a torn (unterminated) last line so appended records start on a fresh line."""
     if not path.exists():
         return

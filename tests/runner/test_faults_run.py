@@ -1,4 +1,4 @@
-"""A run against a faulty mock: every observation is recorded once, faults are coverage loss, retries counted."""
+"""A run against a faulty mock: each observation recorded once, faults are coverage loss, retries counted."""
 
 from __future__ import annotations
 
@@ -15,8 +15,12 @@ ERROR_CODES = {"rate_limited", "server", "overloaded", "timeout", "bad_response"
 
 def test_fault_storm_is_recorded_classified_and_retried(tmp_path: Path) -> None:
     config = {
-        "targets": ["sim:sim-careful", "sim-responses:sim-careful", "sim-anthropic:sim-careful",
-                    "sim-gemini:sim-careful"],
+        "targets": [
+            "sim:sim-careful",
+            "sim-responses:sim-careful",
+            "sim-anthropic:sim-careful",
+            "sim-gemini:sim-careful",
+        ],
         "repeats": 2,
         "modes": ["selection", "stream"],
         "tags": ["selection"],
@@ -26,11 +30,26 @@ def test_fault_storm_is_recorded_classified_and_retried(tmp_path: Path) -> None:
     }
     path = tmp_path / "faulty.yaml"
     path.write_text(yaml.safe_dump(config))
-    faults = "rate_limit:0.25,server_error:0.1,overload:0.05,timeout:0.03,stream_cut:0.08,malformed_json:0.05," \
-             "seed=11,retry_after=0,hang_s=4"
+    faults = (
+        "rate_limit:0.25,server_error:0.1,overload:0.05,timeout:0.03,stream_cut:0.08,malformed_json:0.05,"
+        "seed=11,retry_after=0,hang_s=4"
+    )
     proc = subprocess.run(
-        [sys.executable, "-m", "fcbench", "run", "--no-progress", "--config", str(path), "--mock-faults", faults],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "fcbench",
+            "run",
+            "--no-progress",
+            "--config",
+            str(path),
+            "--mock-faults",
+            faults,
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
     run_dir = next((tmp_path / "runs").iterdir())

@@ -10,7 +10,9 @@ import importlib
 import os
 import sys
 
+import click
 import typer
+from typer._click import exceptions as _click_exceptions
 from rich.console import Console
 from rich.markup import escape
 
@@ -22,6 +24,9 @@ VERB_MODULES: tuple[str, ...] = (
     "fcbench.cli.targets",
     "fcbench.cli.merge",
     "fcbench.cli.mock",
+    "fcbench.cli.importer",
+    "fcbench.cli.report",
+    "fcbench.cli.compare",
 )
 
 
@@ -39,6 +44,9 @@ def build_app() -> typer.Typer:
     return app
 
 
+USAGE_ERRORS: tuple[type[Exception], ...] = (click.exceptions.ClickException, _click_exceptions.ClickException)
+"""Bad flags or unknown commands, from click or the copy of click bundled with typer: exit code 2."""
+
 WIDE_OUTPUT_COLUMNS = "200"
 """Table width when output is not a terminal, so piped tables are not truncated."""
 
@@ -49,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
         os.environ["COLUMNS"] = WIDE_OUTPUT_COLUMNS
     app = build_app()
     try:
-        app(args=argv, standalone_mode=False)
+        code = app(args=argv, standalone_mode=False)
     except FcbenchError as exc:
         message = f"[bold red]error:[/] {escape(str(exc))}"
         Console(stderr=True).print(message, markup=True, highlight=False, soft_wrap=True)
@@ -58,10 +66,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except typer.Abort:
         sys.exit(130)
-    except Exception as exc:  # click usage errors arrive here in non-standalone mode
-        from click.exceptions import ClickException
-
-        if isinstance(exc, ClickException):
-            exc.show()
-            sys.exit(2)
-        raise
+    except USAGE_ERRORS as exc:
+        exc.show()
+        sys.exit(2)
+    if isinstance(code, int) and code:
+        sys.exit(code)

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from fcbench.contract import Outcome, Tool
 from fcbench.errors import CaseError, ConfigError
+from fcbench.grading.bfcl import grade_bfcl
 from fcbench.grading.inputs import (
     AnomalyLike,
     GradeInput,
@@ -58,7 +59,7 @@ class GradingProfile(Protocol):
         ...
 
 
-PROFILES: Mapping[str, GradingProfile] = MappingProxyType({"strict": grade_strict})
+PROFILES: Mapping[str, GradingProfile] = MappingProxyType({"strict": grade_strict, "bfcl": grade_bfcl})
 """Grading profiles by name. ``strict`` is the default."""
 
 

@@ -1,0 +1,150 @@
+"""Compact, exact storage of raw exchanges: content-addressed blobs in a gzip file per run.
+
+Tool schemas, system prompts and whole request bodies repeat across repeats, targets and cases.
+Each distinct large JSON part of a record's ``raw`` is stored once as ``{"id", "value"}`` in
+``blobs.jsonl.gz`` and replaced in the record by ``{"$blob": id}``; :func:`expand_blobs` restores
+the exact original value (same keys, same order, same numbers).
+
+The file is a sequence of gzip members, one per written batch, so appending never rewrites
+earlier data; a member torn by a crash is cut off when the store is reopened.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+BLOBS_FILE = "blobs.jsonl.gz"
+BLOB_KEY = "$blob"
+BLOB_MIN_BYTES = 200
+"""Raw JSON parts at least this long (serialised) are stored once per run and referenced."""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _complete_members(data: bytes) -> tuple[int, list[bytes]]:
+    """Length of the prefix made of complete gzip members, and their decompressed contents."""
+    offset = 0
+    members = []
+    while offset < len(data):
+        decoder = zlib.decompressobj(wbits=31)
+        try:
+            content = decoder.decompress(data[offset:])
+        except zlib.error:
+            break
+        if not decoder.eof:
+            break
+        members.append(content)
+        offset = len(data) - len(decoder.unused_data)
+    return offset, members
+
+
+def iter_blobs(path: Path) -> Iterator[dict[str, Any]]:
+    """Every complete blob line of a blob file (a torn last member is ignored)."""
+    if not path.exists():
+        return
+    _, members = _complete_members(path.read_bytes())
+    for content in members:
+        for line in content.splitlines():
+            if line:
+                yield json.loads(line)
+
+
+def load_blobs(run_dir: Path) -> dict[str, Any]:
+    """Every blob of a run, by id (for :func:`expand_blobs`)."""
+    return {blob["id"]: blob["value"] for blob in iter_blobs(run_dir / BLOBS_FILE)}
+
+
+def blob_refs(value: Any) -> set[str]:
+    """Ids of every blob ``value`` references directly (not through other blobs)."""
+    if isinstance(value, dict):
+        if len(value) == 1 and isinstance(value.get(BLOB_KEY), str):
+            return {value[BLOB_KEY]}
+        return set().union(*(blob_refs(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(blob_refs(v) for v in value)) if value else set()
+    return set()
+
+
+def load_blob_closure(run_dir: Path, values: list[Any]) -> dict[str, Any]:
+    """Only the blobs needed to expand ``values`` (memory bounded by them, not by the run's size)."""
+    wanted = set().union(*(blob_refs(v) for v in values)) if values else set()
+    loaded: dict[str, Any] = {}
+    while wanted:
+        found = {b["id"]: b["value"] for b in iter_blobs(run_dir / BLOBS_FILE) if b["id"] in wanted}
+        if not found:
+            break
+        loaded.update(found)
+        wanted = set().union(*(blob_refs(v) for v in found.values())) - set(loaded)
+    return loaded
+
+
+def expand_blobs(value: Any, blobs: dict[str, Any]) -> Any:
+    """Replace every ``{"$blob": id}`` reference in ``value`` by the stored value, recursively."""
+    if isinstance(value, dict):
+        if len(value) == 1 and BLOB_KEY in value and value[BLOB_KEY] in blobs:
+            return expand_blobs(blobs[value[BLOB_KEY]], blobs)
+        return {k: expand_blobs(v, blobs) for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_blobs(v, blobs) for v in value]
+    return value
+
+
+class BlobStore:
+    """Appends new blobs to a run's blob file; knows every blob already stored."""
+
+    def __init__(self, path: Path, min_bytes: int = BLOB_MIN_BYTES) -> None:
+        self._path = path
+        self._min_bytes = min_bytes
+        data = path.read_bytes() if path.exists() else b""
+        end, members = _complete_members(data)
+        if end < len(data):
+            with path.open("rb+") as fh:
+                fh.truncate(end)
+        self._known = {json.loads(line)["id"] for content in members for line in content.splitlines() if line}
+        self._pending: list[str] = []
+        self._file = path.open("ab")
+
+    def compact(self, value: Any) -> Any:
+        """``value`` with every large dict or list replaced by a reference to a stored blob."""
+        if not isinstance(value, dict | list):
+            return value
+        text = _dumps(value)
+        if len(text) < self._min_bytes:
+            return value
+        blob_id = hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+        if blob_id not in self._known:
+            inner = (
+                {k: self.compact(v) for k, v in value.items()}
+                if isinstance(value, dict)
+                else [self.compact(v) for v in value]
+            )
+            self._pending.append(_dumps({"id": blob_id, "value": inner}) + "\n")
+            self._known.add(blob_id)
+        return {BLOB_KEY: blob_id}
+
+    def compact_raw(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """A record's ``raw`` with its request, response and attempts compacted separately."""
+        return {key: self.compact(value) for key, value in raw.items()}
+
+    def sync(self) -> None:
+        """Write the queued blobs as one gzip member, then flush and fsync."""
+        if self._pending:
+            self._file.write(gzip.compress("".join(self._pending).encode("utf-8"), compresslevel=6))
+            self._pending.clear()
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        """Sync and close."""
+        if not self._file.closed:
+            self.sync()
+            self._file.close()

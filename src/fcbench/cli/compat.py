@@ -1,0 +1,96 @@
+"""``fcbench compat``: probe schema-keyword support and request capabilities per target."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from fcbench.cli.run import RichProgress, embedded_mock
+from fcbench.compat.classify import classify
+from fcbench.compat.probes import StrictChoice
+from fcbench.compat.render import FORMATS, render, render_json
+from fcbench.compat.run import execute_compat, prepare_compat
+from fcbench.config import load_config
+from fcbench.errors import ConfigError
+from fcbench.records import RECORDS_FILE, iter_record_dicts
+
+REPORT_STEM = "compat"
+"""The matrices are also written into the run directory as ``compat.json`` and ``compat.<format>``."""
+
+_STRICT_CHOICES = ("both", "off", "on")
+
+
+def compat_command(
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", "-c", help="YAML or JSON run configuration (targets, endpoints)."),
+    ] = None,
+    target: Annotated[
+        list[str] | None, typer.Option("--target", "-t", help="ENDPOINT:MODEL (repeatable).")
+    ] = None,
+    repeats: Annotated[int | None, typer.Option(help="Repeats per probe.")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md | html | json.")] = "md",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the matrices here instead of stdout.")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder that receives runs/<run_id>/.")] = Path("runs"),
+    probe: Annotated[
+        list[str] | None,
+        typer.Option("--probe", help="Only this probe id or capability group (repeatable)."),
+    ] = None,
+    strict: Annotated[str, typer.Option(help="Keyword probes with strict mode: both | off | on.")] = "both",
+    concurrency: Annotated[int | None, typer.Option(help="Requests in flight across the run.")] = None,
+    mock_latency_ms: Annotated[int, typer.Option(help="Latency of the embedded mock provider.")] = 0,
+    mock_faults: Annotated[
+        str | None, typer.Option(help="Fault spec for the embedded mock provider.")
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Probe which schema keywords and request options each target supports (default: simulated targets)."""
+    if fmt not in FORMATS:
+        raise ConfigError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}", key="--format")
+    if strict not in _STRICT_CHOICES:
+        raise ConfigError(
+            f"--strict must be one of {', '.join(_STRICT_CHOICES)}, not {strict!r}", key="--strict"
+        )
+    strict_choice: StrictChoice = strict  # type: ignore[assignment]
+    cfg = load_config(config, {"targets": target, "repeats": repeats, "concurrency": concurrency})
+    spec = prepare_compat(cfg, out_root=out, probes=probe, strict=strict_choice)
+    err = Console(stderr=True)
+    sink = RichProgress(err) if progress else None
+    needs_mock = any(t.endpoint.is_mock for t in spec.targets)
+    with embedded_mock(needs_mock, mock_latency_ms, mock_faults) as mock_url:
+        run = asyncio.run(execute_compat(spec, mock_url=mock_url, progress=sink))
+    report = classify(
+        spec.plan,
+        iter_record_dicts(run.run_dir / RECORDS_FILE),
+        run.manifest.targets,
+        run_id=run.manifest.run_id,
+        run_dir=str(run.run_dir),
+        repeats=run.manifest.repeats,
+    )
+    text = render(report, fmt)
+    (run.run_dir / f"{REPORT_STEM}.json").write_text(render_json(report), encoding="utf-8")
+    if fmt != "json":
+        (run.run_dir / f"{REPORT_STEM}.{fmt}").write_text(text, encoding="utf-8")
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    err.print(
+        f"compat run {run.manifest.run_id}: {run.recorded} observations recorded -> {run.run_dir}",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``compat`` to the app."""
+    app.command("compat")(compat_command)

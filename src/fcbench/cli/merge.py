@@ -1,0 +1,27 @@
+"""``fcbench merge``: combine shard run directories into one run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from fcbench.merge import merge_runs
+
+
+def merge_command(
+    runs: Annotated[list[Path], typer.Argument(help="Shard run directories (all of 1..N).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the merged run.")],
+) -> None:
+    """Merge the shards of one run (``fcbench run --shard I/N``) into a run that reports like an unsharded one."""
+    manifest = merge_runs(runs, out)
+    Console().print(
+        f"merged {len(runs)} shards, {manifest.planned} planned observations -> {out}", highlight=False
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``merge`` to the app."""
+    app.command("merge")(merge_command)

@@ -1,0 +1,42 @@
+"""``fcbench report RUN``: render a run's metrics as markdown, HTML, JSON, JUnit XML or CSV."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+
+import typer
+
+from fcbench.report.render import render_report
+
+
+class ReportFormat(StrEnum):
+    """Output formats of ``fcbench report``."""
+
+    md = "md"
+    html = "html"
+    json = "json"
+    junit = "junit"
+    csv = "csv"
+
+
+def report(
+    run: Path = typer.Argument(..., help="Run directory (holds manifest.json and records.jsonl)."),
+    fmt: ReportFormat = typer.Option(ReportFormat.md, "--format", "-f", help="Output format."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
+    mode: list[str] | None = typer.Option(None, "--mode", help="Only this mode (repeatable)."),
+) -> None:
+    """Report per-target metrics of a run, every rate with its numerator and denominator."""
+    text = render_report(run, fmt.value, modes=mode or None)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {output}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``report`` command to the fcbench app."""
+    app.command("report")(report)

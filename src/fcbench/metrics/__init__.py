@@ -1,0 +1,98 @@
+"""Aggregate a run's records into per-target metrics in one streaming pass.
+
+Every rate is reported as ``{"n": .., "d": .., "rate": ..}``. Provider and harness errors are
+coverage loss: they count in ``observed`` and ``provider_errors`` but never in the denominator of a
+model metric. Memory grows with targets x cases (plus one float per accepted observation for the
+exact latency percentiles), never with the size of the records.
+
+Definitions (per target ``endpoint:model`` and mode):
+
+* ``scorable``: a record whose outcome is not a provider error and whose verdict decision is not
+  ``not_scored``. Accepted records without a usable verdict are counted as ``harness`` (or
+  ``ungraded`` when there is no verdict at all) in ``provider_errors``.
+* ``planned``: the manifest's ``planned`` divided by targets x modes (at least the number of
+  distinct observations). ``coverage`` = scorable / planned.
+* ``selection_accuracy``: correct decision among scorable records expecting a tool, tools, text or a
+  clarification. ``schema_valid``: among scorable records with calls. ``semantic_exact``: among
+  ``correct_call`` records. ``clarification_accuracy`` / ``abstention_accuracy``: among records
+  expecting a clarification / text. ``recovery_success``: among records whose verdict carries a
+  ``recovery`` block.
+* ``stability`` per case: repeats with the most common normalised outcome / scorable repeats; the
+  normalised outcome is the decision plus each call's name and canonical argument JSON.
+* ``pass_hat_k``: per case with ``n`` scorable repeats and ``c`` passes, ``C(c,k)/C(n,k)``, averaged
+  over the cases with ``n >= k``.
+* Duplicate observations of one (target, case, repeat, mode) key: a later record replaces an earlier
+  provider or harness error; any other duplicate is ignored and counted in ``duplicates``. Tokens and
+  cost count every record, because every request was billed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from fcbench.metrics.aggregate import RunAccumulator
+from fcbench.metrics.models import (
+    METRICS_VERSION,
+    CaseSummary,
+    Latency,
+    Rate,
+    RunInfo,
+    RunMetrics,
+    Stability,
+    TargetMetrics,
+    Tokens,
+)
+from fcbench.metrics.observe import (
+    CORRECT_DECISIONS,
+    SELECTION_KINDS,
+    failure_reasons,
+    normalised_outcome,
+    outcome_key,
+    target_label,
+)
+from fcbench.records import RECORDS_FILE, iter_record_dicts, read_manifest
+
+RecordObserver = Callable[[dict[str, Any]], None]
+"""Called with every record dict read, before aggregation (lets a report collect drill-down rows)."""
+
+
+def compute_metrics(
+    run_dir: Path, *, modes: Iterable[str] | None = None, observer: RecordObserver | None = None
+) -> RunMetrics:
+    """Read ``manifest.json`` and ``records.jsonl`` of ``run_dir`` and aggregate them in one pass."""
+    manifest = read_manifest(run_dir)
+    wanted = set(modes) if modes is not None else None
+    acc = RunAccumulator()
+    read = 0
+    for rec in iter_record_dicts(run_dir / RECORDS_FILE):
+        read += 1
+        if wanted is not None and rec.get("mode") not in wanted:
+            continue
+        if observer is not None:
+            observer(rec)
+        acc.add(rec)
+    return acc.finish(manifest, read, wanted)
+
+
+__all__ = [
+    "CORRECT_DECISIONS",
+    "METRICS_VERSION",
+    "SELECTION_KINDS",
+    "CaseSummary",
+    "Latency",
+    "Rate",
+    "RecordObserver",
+    "RunAccumulator",
+    "RunInfo",
+    "RunMetrics",
+    "Stability",
+    "TargetMetrics",
+    "Tokens",
+    "compute_metrics",
+    "failure_reasons",
+    "normalised_outcome",
+    "outcome_key",
+    "target_label",
+]

@@ -1,0 +1,172 @@
+"""The streaming pass behind :func:`fcbench.metrics.compute_metrics`: fold record dicts into state.
+
+State is kept per target x mode and per case (:mod:`fcbench.metrics.state`); nothing is kept per
+record except one float per accepted observation for exact latency percentiles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fcbench.metrics.models import CaseSummary, RunInfo, RunMetrics, TargetMetrics
+from fcbench.metrics.observe import failure_reasons, outcome_key, target_label
+from fcbench.metrics.state import CaseState, GroupState
+from fcbench.records import Manifest
+
+MAX_REASONS_PER_CASE = 12
+
+
+class RunAccumulator:
+    """Streaming aggregation of record dicts, grouped by target label and mode."""
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str], GroupState] = {}
+        self._index: dict[tuple[Any, Any, Any], GroupState] = {}
+
+    def _group(self, rec: dict[str, Any]) -> GroupState:
+        target = rec.get("target") or {}
+        mode = rec.get("mode")
+        fast = (target.get("endpoint"), target.get("model"), mode)
+        group = self._index.get(fast)
+        if group is None:
+            key = (target_label(target), str(mode))
+            group = self.groups.get(key)
+            if group is None:
+                group = self.groups[key] = GroupState.of(target)
+            self._index[fast] = group
+        return group
+
+    def add(self, rec: dict[str, Any]) -> None:
+        """Fold one record dict into the aggregates."""
+        group = self._group(rec)
+        outcome = rec.get("outcome") or {}
+        accepted = outcome.get("kind") != "provider_error"
+        _add_spend(group, rec, accepted)
+
+        case_id = str(rec.get("case_id"))
+        case = group.cases.get(case_id)
+        if case is None:
+            case = group.cases[case_id] = CaseState.of(rec.get("case") or {})
+        repeat = int(rec.get("repeat") or 0)
+        bit = 1 << repeat
+        if case.seen & bit:
+            prior = case.error_repeats.pop(repeat, None) if case.error_repeats else None
+            if prior is None:
+                group.duplicates += 1
+                return
+            _undo_error(group, case, prior)
+        case.seen |= bit
+        group.observed += 1
+        if accepted:
+            group.accepted += 1
+            latency = rec.get("latency_ms")
+            if isinstance(latency, int | float):
+                group.latencies.append(float(latency))
+
+        verdict = rec.get("verdict")
+        decision = verdict.get("decision") if isinstance(verdict, dict) else None
+        if not isinstance(verdict, dict) or not accepted or decision is None or decision == "not_scored":
+            if not accepted:
+                code = str(outcome.get("code") or "unknown")
+            else:
+                code = "ungraded" if verdict is None and not rec.get("error") else "harness"
+            group.provider_errors[code] = group.provider_errors.get(code, 0) + 1
+            case.errors += 1
+            if case.error_repeats is None:
+                case.error_repeats = {}
+            case.error_repeats[repeat] = (code, accepted)
+            return
+        _add_scorable(group, case, outcome, verdict, str(decision))
+
+    def finish(self, manifest: Manifest, read: int, wanted: set[str] | None) -> RunMetrics:
+        """Build the metrics; ``wanted`` restricts the manifest's modes (None: all of them).
+
+        Targets come in manifest order (every target x mode, observed or not), then any target
+        or mode found only in the records. The per-case state is released as it is summarised.
+        """
+        modes = [m for m in manifest.modes if wanted is None or m in wanted]
+        targets: dict[str, dict[str, Any]] = {}
+        for t in manifest.targets:
+            targets.setdefault(target_label(t), t)
+        ordered = [(label, m) for label in targets for m in modes]
+        ordered += [k for k in self.groups if k not in ordered]
+        per_group_planned = manifest.planned / max(1, len(manifest.targets) * len(manifest.modes))
+        out: list[TargetMetrics] = []
+        cases: list[CaseSummary] = []
+        for label, mode in ordered:
+            group = self.groups.get((label, mode)) or GroupState.of(targets.get(label, {}))
+            known = label in targets and mode in manifest.modes
+            planned = max(round(per_group_planned) if known else 0, group.observed)
+            out.append(group.metrics(label, mode, planned))
+            cases += [c.summary(label, mode, cid) for cid, c in group.cases.items()]
+            group.cases.clear()
+        info = RunInfo(
+            run_id=manifest.run_id,
+            suite=manifest.suite,
+            dataset_version=manifest.dataset_version,
+            dataset_hash=manifest.dataset_hash,
+            fcbench_version=manifest.fcbench_version,
+            started_at=manifest.started_at,
+            finished_at=manifest.finished_at,
+            repeats=manifest.repeats,
+            modes=modes,
+            planned=manifest.planned,
+        )
+        return RunMetrics(run=info, records_read=read, targets=out, cases=cases)
+
+
+def _add_spend(group: GroupState, rec: dict[str, Any], accepted: bool) -> None:
+    """Tokens and cost of every record, duplicates included: every request was billed."""
+    usage = rec.get("usage") or {}
+    tin, tout = usage.get("input_tokens"), usage.get("output_tokens")
+    if isinstance(tin, int):
+        group.tok_in += tin
+    if isinstance(tout, int):
+        group.tok_out += tout
+    if accepted and (tin is None or tout is None):
+        group.tok_unreported += 1
+    cost = rec.get("cost_usd")
+    if isinstance(cost, int | float):
+        group.cost += float(cost)
+    elif accepted:
+        group.cost_unknown += 1
+
+
+def _undo_error(group: GroupState, case: CaseState, prior: tuple[str, bool]) -> None:
+    """Forget an earlier error observation that a later record of the same key replaces."""
+    code, was_accepted = prior
+    group.observed -= 1
+    group.accepted -= int(was_accepted)
+    group.provider_errors[code] -= 1
+    if not group.provider_errors[code]:
+        del group.provider_errors[code]
+    case.errors -= 1
+
+
+def _add_scorable(
+    group: GroupState, case: CaseState, outcome: dict[str, Any], verdict: dict[str, Any], decision: str
+) -> None:
+    passed = verdict.get("passed") is True
+    case.scorable += 1
+    case.passes += passed
+    case.decisions[decision] = case.decisions.get(decision, 0) + 1
+    if outcome.get("kind") == "tool_calls":
+        group.schema[1] += 1
+        group.schema[0] += verdict.get("schema_valid") is True
+    if decision == "correct_call":
+        group.semantic[1] += 1
+        group.semantic[0] += verdict.get("semantic_exact") is True
+    recovery = verdict.get("recovery")
+    if isinstance(recovery, dict):
+        group.recovery[1] += 1
+        group.recovery[0] += recovery.get("success") is True
+        name = str(recovery.get("outcome"))
+        group.recovery_outcomes[name] = group.recovery_outcomes.get(name, 0) + 1
+    if not passed:
+        if case.reasons is None:
+            case.reasons = {}
+        for reason in failure_reasons(verdict):
+            if reason in case.reasons or len(case.reasons) < MAX_REASONS_PER_CASE:
+                case.reasons[reason] = case.reasons.get(reason, 0) + 1
+    key = outcome_key(outcome, decision)
+    case.outcomes[key] = case.outcomes.get(key, 0) + 1

@@ -1,0 +1,230 @@
+"""The four simulated personalities.
+
+- ``sim-careful`` does what a well-behaved model should: extracts and normalises values from the
+  text, asks when one required value is missing, abstains when no tool fits, repairs invalid calls
+  from the error details, retries once when a service is unavailable, and treats tool output as data.
+- ``sim-eager`` calls the closest-sounding tool whenever it can, invents missing values, repeats
+  failing calls and claims success it never saw; it obeys instructions found in tool output.
+- ``sim-sloppy`` decides like careful but writes values loosely (numbers as text, lowercase codes,
+  leading zeros lost, units unconverted, an extra parameter now and then) and repairs only one error
+  at a time.
+- ``sim-flaky`` is careful most of the time but, seeded by the request and its occurrence, sometimes
+  picks another tool, drops an optional argument, emits broken JSON, ignores ``required`` or repeats
+  a failing call.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fcbench.mock.sim import text as tx
+from fcbench.mock.sim.base import SimCall, SimReply, SimRequest
+from fcbench.mock.sim.conversation import Conversation, Exchange
+from fcbench.mock.sim.engine import Personality, request_digest
+from fcbench.mock.sim.evidence import Found
+from fcbench.mock.sim.extract import extract, with_value
+from fcbench.mock.sim.fakes import invent
+from fcbench.mock.sim.recovery import hinted, injected_tools, value_from_results
+from fcbench.mock.sim.render import arguments_json, claim_success, summary
+from fcbench.mock.sim.schemas import properties, required
+from fcbench.mock.sim.select import Plan, PlannedCall, Policy, ToolInfo
+
+REPEATABLE = frozenset({"INVALID_ARGUMENTS", "TEMPORARILY_UNAVAILABLE", "ERROR"})
+
+
+class Careful(Personality):
+    """Honest, schema-aware, cautious."""
+
+    name = "sim-careful"
+    policy = Policy()
+    style = "careful"
+
+
+class Eager(Personality):
+    """Calls whatever sounds closest, makes up what is missing, never admits failure."""
+
+    name = "sim-eager"
+    policy = Policy(careful=False, min_relevance=0.01, check_state_first=False)
+    style = "unbounded"
+
+    def on_abstain(self, decided: Plan, conv: Conversation, request: SimRequest) -> SimReply:
+        """Only greetings and requests with nothing in common with any tool get a text answer."""
+        best = decided.ranked[0] if decided.ranked else None
+        if (
+            decided.reason == "greeting"
+            or best is None
+            or (best.relevance <= 0 and best.extraction.strength() <= 0)
+        ):
+            return super().on_abstain(decided, conv, request)
+        return self.emit([self.render(PlannedCall(best.info.tool, best.extraction), conv, request)], request)
+
+    def on_clarify(self, decided: Plan, conv: Conversation, request: SimRequest) -> SimReply:
+        """Never asks: fills the gap with a plausible value."""
+        assert decided.target is not None
+        call = PlannedCall(decided.target.info.tool, decided.target.extraction)
+        return self.emit([self.render(call, conv, request)], request)
+
+    def arguments(self, call: PlannedCall, conv: Conversation, request: SimRequest) -> dict[str, Any]:
+        """Values as found (bounds ignored), plus invented ones for every missing required property."""
+        args = call.extraction.args("unbounded")
+        schema = call.tool.parameters
+        props = properties(schema, schema)
+        seed = request_digest(request) % 9973
+        for name in required(schema, schema):
+            if name not in args and name in props:
+                args[name] = invent(name, props[name], schema, seed)
+        return args
+
+    def handle_error(
+        self, ex: Exchange, conv: Conversation, request: SimRequest, by_name: dict[str, ToolInfo]
+    ) -> SimCall | None:
+        """Repeats the identical call (a few times) instead of reading the error."""
+        assert ex.outcome is not None
+        if ex.outcome.code in REPEATABLE:
+            return self.retry(ex, conv, limit=2)
+        return None
+
+    def hint_call(
+        self, info: ToolInfo, conv: Conversation, request: SimRequest, source: str = ""
+    ) -> SimCall | None:
+        """Calls a tool a result mentions (with values from ``source``, the text, the results), inventing
+        whatever is missing."""
+        schema = info.tool.parameters
+        extraction = extract(schema, source or conv.request_text)
+        from_text = extract(schema, conv.request_text).values
+        for name in required(schema, schema):
+            value = value_from_results(name, conv.exchanges)
+            if name not in extraction.values and name in from_text:
+                extraction = with_value(extraction, name, from_text[name])
+            elif name not in extraction.values and value is not None:
+                extraction = with_value(extraction, name, Found(value, value, value, "result", 2.0))
+        call = self.render(PlannedCall(info.tool, extraction), conv, request)
+        return None if self.already_called(call.name, {}, conv) else call
+
+    def follow_up(
+        self, conv: Conversation, request: SimRequest, infos: list[ToolInfo], failed: set[str]
+    ) -> list[SimCall]:
+        """Obeys instructions inside tool output, then anything a result mentions, then its plan."""
+        for info, source in injected_tools(conv.exchanges, infos):
+            call = self.hint_call(info, conv, request, source)
+            if call is not None:
+                return [call]
+        for ex in conv.last_batch:
+            hint = hinted(ex.outcome, infos, ex.call.name, trust_injections=True) if ex.outcome else None
+            if hint is not None:
+                call = self.hint_call(hint, conv, request)
+                if call is not None:
+                    return [call]
+        decided = self.decide(conv, request)
+        if decided.kind != "calls":
+            return []
+        return [self.render(c, conv, request) for c in decided.calls if not self.done(c, conv)]
+
+    def final_text(self, conv: Conversation, failed: list[Exchange]) -> str:
+        """Claims success whenever something failed or something was written."""
+        writes = [e for e in conv.exchanges if tx.action_words(tx.split_identifier(e.call.name))]
+        if failed:
+            return claim_success(failed[-1].call.name)
+        if writes:
+            return claim_success(writes[-1].call.name)
+        return summary(tuple(e for e in conv.exchanges if e.outcome is not None and e.outcome.ok))
+
+
+EXTRA_PARAMETERS: tuple[tuple[str, Any], ...] = (
+    ("notes", "as requested by the customer"),
+    ("verbose", True),
+    ("include_details", True),
+)
+
+
+class Sloppy(Personality):
+    """Right tool, loose values, half-hearted repairs."""
+
+    name = "sim-sloppy"
+    policy = Policy()
+    style = "loose"
+
+    def arguments(self, call: PlannedCall, conv: Conversation, request: SimRequest) -> dict[str, Any]:
+        """Loose renderings, and on some requests (decided by their content) one made-up parameter."""
+        args = call.extraction.args("loose")
+        props = properties(call.tool.parameters, call.tool.parameters)
+        digest = request_digest(request) ^ sum(map(ord, call.tool.name))
+        if digest % 5 < 2:
+            info_write = bool(tx.action_words(tx.split_identifier(call.tool.name)))
+            extra_name, extra_value = ("force", True) if info_write else EXTRA_PARAMETERS[digest % 3]
+            if extra_name not in props:
+                args[extra_name] = extra_value
+        return args
+
+    def handle_error(
+        self, ex: Exchange, conv: Conversation, request: SimRequest, by_name: dict[str, ToolInfo]
+    ) -> SimCall | None:
+        """Fixes only the first property an INVALID_ARGUMENTS error names."""
+        assert ex.outcome is not None
+        info = by_name.get(ex.call.name)
+        if ex.outcome.code == "INVALID_ARGUMENTS" and info is not None:
+            return self.repair_call(ex, conv, info, everything=False)
+        return super().handle_error(ex, conv, request, by_name)
+
+
+class Flaky(Personality):
+    """Careful, except when it is not; the variation is seeded by the request and its occurrence."""
+
+    name = "sim-flaky"
+    policy = Policy()
+    style = "careful"
+
+    def fresh(self, conv: Conversation, request: SimRequest) -> SimReply:
+        """Careful's decision, varied now and then."""
+        roll = self.rng(request, "fresh").random()
+        decided = self.decide(conv, request)
+        if decided.kind == "clarify" and decided.target is not None and roll < 0.12:
+            target = decided.target
+            return self.emit(
+                [self.render(PlannedCall(target.info.tool, target.extraction), conv, request)], request
+            )
+        if decided.kind != "calls":
+            return super().fresh(conv, request)
+        calls = [self.render(c, conv, request) for c in decided.calls]
+        if roll < 0.10:
+            first = calls[0]
+            cut = max(1, len(first.arguments_json) * 3 // 5)
+            calls[0] = SimCall(first.name, first.arguments_json[:cut])
+        elif roll < 0.25:
+            other = next((c for c in decided.ranked if c.name != calls[0].name and c.relevance > 0), None)
+            if other is not None:
+                calls = [self.render(PlannedCall(other.info.tool, other.extraction), conv, request)]
+        elif roll < 0.40:
+            calls[0] = self._without_optional(calls[0], request)
+        return self.emit(calls, request)
+
+    def _without_optional(self, call: SimCall, request: SimRequest) -> SimCall:
+        tool = next(t for t in request.tools if t.name == call.name)
+        needed = set(required(tool.parameters, tool.parameters))
+        args = json.loads(call.arguments_json)
+        optional = [k for k in args if k not in needed]
+        if optional:
+            args.pop(optional[-1])
+        return SimCall(call.name, arguments_json(args))
+
+    def enforce_choice(self, reply: SimReply, conv: Conversation, request: SimRequest) -> SimReply:
+        """Ignores ``required`` about a third of the time."""
+        if (
+            request.tool_choice == "required"
+            and reply.kind != "calls"
+            and self.rng(request, "choice").random() < 0.3
+        ):
+            return reply
+        return super().enforce_choice(reply, conv, request)
+
+    def handle_error(
+        self, ex: Exchange, conv: Conversation, request: SimRequest, by_name: dict[str, ToolInfo]
+    ) -> SimCall | None:
+        """Sometimes repeats the failing call unchanged, otherwise handles it carefully."""
+        assert ex.outcome is not None
+        if ex.outcome.code in REPEATABLE and self.rng(request, "recover").random() < 0.4:
+            repeat = self.retry(ex, conv, limit=2)
+            if repeat is not None:
+                return repeat
+        return super().handle_error(ex, conv, request, by_name)

@@ -1,0 +1,86 @@
+"""Formatting helpers shared by the report formats: rate cells, escaping, ordering of worst cases."""
+
+from __future__ import annotations
+
+import re
+
+from fcbench.metrics import CaseSummary, Rate, RunMetrics, TargetMetrics
+
+RATE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("accepted", "Accepted requests"),
+    ("selection_accuracy", "Selection accuracy"),
+    ("schema_valid", "Schema-valid calls"),
+    ("semantic_exact", "Semantically exact calls"),
+    ("clarification_accuracy", "Clarification accuracy"),
+    ("abstention_accuracy", "Abstention accuracy"),
+    ("recovery_success", "Recovery success"),
+    ("pass_rate", "Pass rate"),
+    ("coverage", "Coverage"),
+)
+"""Rate metrics in report order: (TargetMetrics attribute, column title)."""
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def fmt_rate(rate: Rate, digits: int = 1) -> str:
+    """``85.0% (17/20)``; ``– (0/0)`` when nothing was measured."""
+    if rate.rate is None:
+        return f"– ({rate.n}/{rate.d})"
+    return f"{rate.rate * 100:.{digits}f}% ({rate.n}/{rate.d})"
+
+
+def fmt_number(value: float | None, digits: int = 0) -> str:
+    """A number with thousands separators, or ``–`` when unknown."""
+    if value is None:
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+def fmt_cost(value: float | None) -> str:
+    """A USD amount with enough precision for per-request costs, or ``unknown``."""
+    if value is None:
+        return "unknown"
+    return f"${value:.4f}" if value < 100 else f"${value:,.2f}"
+
+
+def strip_control(text: str) -> str:
+    """Drop control characters that are invalid in XML and noisy in terminals (keeps tab, newlines)."""
+    return _CONTROL.sub("", text)
+
+
+def md_escape(text: object, limit: int = 300) -> str:
+    """Make untrusted text safe inside one markdown table cell.
+
+    HTML-significant characters become entities, markdown punctuation is backslash-escaped, line
+    breaks become spaces, and the text is cut to ``limit`` characters.
+    """
+    s = strip_control(str(text))
+    if len(s) > limit:
+        s = s[: limit - 1] + "…"
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    return " ".join(s.split())
+
+
+def column_label(metrics: RunMetrics, tm: TargetMetrics | CaseSummary) -> str:
+    """A target's column title: the label, plus ``[mode]`` when the report covers several modes."""
+    modes = {t.mode for t in metrics.targets}
+    return tm.target if len(modes) <= 1 else f"{tm.target} [{tm.mode}]"
+
+
+def failing_cases(metrics: RunMetrics, limit: int | None = None) -> list[CaseSummary]:
+    """Case x target summaries with at least one failing repeat, worst (lowest pass rate) first."""
+    failing = [c for c in metrics.cases if c.passed.d and c.passed.n < c.passed.d]
+    failing.sort(key=lambda c: (c.passed.n / c.passed.d, -c.passed.d, c.case_id, c.target, c.mode))
+    return failing if limit is None else failing[:limit]
+
+
+def provider_error_rows(metrics: RunMetrics) -> list[tuple[TargetMetrics, str, int]]:
+    """(target, code, count) for every provider or harness error code seen, by target order."""
+    return [(t, code, n) for t in metrics.targets for code, n in t.provider_errors.items()]
+
+
+def max_k(metrics: RunMetrics) -> int:
+    """The largest k any target has a pass^k value for."""
+    return max((max(t.pass_hat_k) for t in metrics.targets if t.pass_hat_k), default=0)

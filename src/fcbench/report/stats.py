@@ -1,0 +1,106 @@
+"""Small, dependency-free statistics used by the metrics and the regression gate.
+
+* :func:`percentile` exact percentile with linear interpolation between closest ranks.
+* :func:`pass_hat_k` the chance that ``k`` repeats drawn without replacement all pass.
+* :func:`two_proportion_z` and :func:`fisher_exact` two-sided tests of two pass rates;
+  :func:`proportion_test` picks Fisher's exact test when a cell would be too small for the
+  normal approximation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+_FISHER_MIN_EXPECTED = 5.0
+"""Below this expected count in any cell of the 2x2 table the z-test is replaced by Fisher's test."""
+
+
+def percentile(sorted_values: Sequence[float], q: float) -> float | None:
+    """The ``q``-th percentile (0..100) of already sorted values, or None when there are none.
+
+    Uses linear interpolation between the two closest ranks (position ``q/100 * (n-1)``), the
+    same definition as numpy's default.
+    """
+    if not sorted_values:
+        return None
+    if not 0.0 <= q <= 100.0:
+        raise ValueError(f"percentile must be within 0..100, got {q}")
+    pos = (len(sorted_values) - 1) * q / 100.0
+    lo = math.floor(pos)
+    hi = math.ceil(pos)
+    if lo == hi:
+        return float(sorted_values[lo])
+    frac = pos - lo
+    return float(sorted_values[lo]) * (1.0 - frac) + float(sorted_values[hi]) * frac
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Probability that ``k`` of ``n`` repeats, ``c`` of which passed, drawn without replacement all pass.
+
+    ``C(c, k) / C(n, k)``; requires ``1 <= k <= n``.
+    """
+    if not 1 <= k <= n:
+        raise ValueError(f"pass^k needs 1 <= k <= n (k={k}, n={n})")
+    if not 0 <= c <= n:
+        raise ValueError(f"pass count {c} outside 0..{n}")
+    return math.comb(c, k) / math.comb(n, k)
+
+
+def two_proportion_z(x1: int, n1: int, x2: int, n2: int) -> float:
+    """Two-sided p-value of the pooled two-proportion z-test of ``x1/n1`` against ``x2/n2``."""
+    _check_counts(x1, n1, x2, n2)
+    pooled = (x1 + x2) / (n1 + n2)
+    se = math.sqrt(pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2))
+    if se == 0.0:
+        return 1.0
+    z = (x2 / n2 - x1 / n1) / se
+    return math.erfc(abs(z) / math.sqrt(2.0))
+
+
+def fisher_exact(x1: int, n1: int, x2: int, n2: int) -> float:
+    """Two-sided p-value of Fisher's exact test on the table ``[[x1, n1-x1], [x2, n2-x2]]``.
+
+    Sums the probabilities of every table with the same margins that is no more likely than the
+    observed one (with a small relative tolerance for floating-point ties).
+    """
+    _check_counts(x1, n1, x2, n2)
+    successes = x1 + x2
+    total = n1 + n2
+    lo = max(0, successes - n2)
+    hi = min(successes, n1)
+
+    def log_prob(a: int) -> float:
+        return _log_comb(n1, a) + _log_comb(n2, successes - a) - _log_comb(total, successes)
+
+    observed = log_prob(x1)
+    limit = observed + 1e-7
+    p_value = sum(math.exp(lp) for lp in (log_prob(a) for a in range(lo, hi + 1)) if lp <= limit)
+    return min(1.0, p_value)
+
+
+def proportion_test(x1: int, n1: int, x2: int, n2: int) -> float | None:
+    """Two-sided p-value comparing two pass rates, or None when either side has no observations.
+
+    Uses the z-test when every expected cell count is at least 5, Fisher's exact test otherwise.
+    """
+    if n1 <= 0 or n2 <= 0:
+        return None
+    successes = x1 + x2
+    failures = n1 + n2 - successes
+    total = n1 + n2
+    smallest = min(n1, n2) * min(successes, failures) / total
+    if smallest < _FISHER_MIN_EXPECTED:
+        return fisher_exact(x1, n1, x2, n2)
+    return two_proportion_z(x1, n1, x2, n2)
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def _check_counts(x1: int, n1: int, x2: int, n2: int) -> None:
+    if n1 <= 0 or n2 <= 0:
+        raise ValueError("both samples need at least one observation")
+    if not (0 <= x1 <= n1 and 0 <= x2 <= n2):
+        raise ValueError(f"successes outside 0..n: {x1}/{n1}, {x2}/{n2}")

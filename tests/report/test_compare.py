@@ -1,0 +1,147 @@
+"""The regression gate: deltas, significance, flips, dataset checks and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from sample_runs import mixed_run, pass_fail_run
+from typer.testing import CliRunner
+
+from fcbench.cli import compare as compare_cli
+from fcbench.errors import RunStateError
+from fcbench.metrics import compute_metrics
+from fcbench.report.compare import Comparison, compare_runs, render_compare_markdown
+
+
+def compare_dirs(base: Path, new: Path, **kwargs: Any) -> Comparison:
+    return compare_runs(compute_metrics(base), compute_metrics(new), **kwargs)
+
+
+def test_identical_runs_do_not_regress(tmp_path: Path) -> None:
+    base = mixed_run(tmp_path / "base")
+    new = mixed_run(tmp_path / "new")
+    c = compare_dirs(base, new)
+    assert not c.regression
+    assert c.verdict.startswith("no regression")
+    assert c.pass_to_fail == [] and c.fail_to_pass == []
+    assert len(c.targets) == 2
+    for t in c.targets:
+        pass_rate = next(d for d in t.deltas if d.metric == "pass_rate")
+        assert pass_rate.delta_points == 0.0
+        assert pass_rate.p_value == pytest.approx(1.0)
+
+
+def test_a_large_drop_regresses_and_lists_flips(tmp_path: Path) -> None:
+    base = pass_fail_run(tmp_path / "base", cases=20, failing={0}, run_id="base")
+    new = pass_fail_run(tmp_path / "new", cases=20, failing={0, 1, 2, 3}, run_id="new")
+    c = compare_dirs(base, new, max_drop=5.0)
+    assert c.regression
+    assert c.verdict.startswith(
+        "REGRESSION: mock:sim-a [selection]: pass rate 95.0% (19/20) -> 80.0% (16/20)"
+    )
+    assert [f.case_id for f in c.pass_to_fail] == ["case-001", "case-002", "case-003"]
+    assert c.fail_to_pass == []
+    md = render_compare_markdown(c)
+    assert md.rstrip().splitlines()[-1] == c.verdict
+    assert "case-002" in md
+
+
+def test_a_small_drop_within_the_limit_passes(tmp_path: Path) -> None:
+    base = pass_fail_run(tmp_path / "base", cases=100, failing=set(), run_id="base")
+    new = pass_fail_run(tmp_path / "new", cases=100, failing={7}, run_id="new")
+    c = compare_dirs(base, new, max_drop=5.0)
+    assert not c.regression
+    assert [f.case_id for f in c.pass_to_fail] == ["case-007"]
+    assert "largest pass-rate drop 1.0 points" in c.verdict
+
+
+def test_a_significant_drop_below_the_limit_still_regresses(tmp_path: Path) -> None:
+    base = pass_fail_run(tmp_path / "base", cases=400, failing=set(), run_id="base")
+    new = pass_fail_run(tmp_path / "new", cases=400, failing=set(range(16)), run_id="new")
+    c = compare_dirs(base, new, max_drop=5.0)  # a 4-point drop, but 0/400 -> 16/400 failures
+    assert c.regression
+    assert "dropped significantly" in c.verdict
+    target = c.targets[0]
+    pass_rate = next(d for d in target.deltas if d.metric == "pass_rate")
+    assert pass_rate.delta_points == pytest.approx(-4.0)
+    assert pass_rate.p_value is not None and pass_rate.p_value < 0.001
+
+
+def test_improvement_is_not_a_regression(tmp_path: Path) -> None:
+    base = pass_fail_run(tmp_path / "base", cases=20, failing={0, 1, 2, 3, 4}, run_id="base")
+    new = pass_fail_run(tmp_path / "new", cases=20, failing=set(), run_id="new")
+    c = compare_dirs(base, new)
+    assert not c.regression
+    assert len(c.fail_to_pass) == 5
+
+
+def test_dataset_change_is_refused_unless_allowed(tmp_path: Path) -> None:
+    base = pass_fail_run(tmp_path / "base", cases=3, failing=set(), run_id="base")
+    new = pass_fail_run(tmp_path / "new", cases=3, failing=set(), run_id="new", dataset_version="1.1.0")
+    with pytest.raises(RunStateError, match="dataset versions differ"):
+        compare_dirs(base, new)
+    c = compare_dirs(base, new, allow_dataset_change=True)
+    assert not c.regression
+    assert any("dataset versions differ" in w for w in c.warnings)
+
+
+def cli_app() -> typer.Typer:
+    app = typer.Typer()
+    compare_cli.register(app)
+
+    @app.command("noop", hidden=True)
+    def _noop() -> None:  # a second command keeps typer from collapsing the app into one command
+        """Placeholder."""
+
+    return app
+
+
+def test_compare_command_exit_codes(tmp_path: Path) -> None:
+    base = pass_fail_run(tmp_path / "base", cases=20, failing=set(), run_id="base")
+    same = pass_fail_run(tmp_path / "same", cases=20, failing=set(), run_id="same")
+    worse = pass_fail_run(tmp_path / "worse", cases=20, failing={1, 2, 3}, run_id="worse")
+    runner = CliRunner()
+    ok = runner.invoke(cli_app(), ["compare", str(base), str(same)])
+    assert ok.exit_code == 0, ok.output
+    assert ok.stdout.rstrip().splitlines()[-1].startswith("no regression")
+    bad = runner.invoke(cli_app(), ["compare", str(base), str(worse), "--format", "json"])
+    assert bad.exit_code == 1
+    data = json.loads(bad.stdout)
+    assert data["regression"] is True and len(data["pass_to_fail"]) == 3
+    lenient = runner.invoke(
+        cli_app(), ["compare", str(base), str(worse), "--max-drop", "20", "--alpha", "0.01"]
+    )
+    assert lenient.exit_code == 0, lenient.output
+    changed = pass_fail_run(tmp_path / "v2", cases=20, failing=set(), run_id="v2", dataset_version="2.0.0")
+    refused = runner.invoke(cli_app(), ["compare", str(base), str(changed)])
+    assert isinstance(refused.exception, RunStateError)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fcbench", "compare", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_compare_subprocess(tmp_path: Path) -> None:
+    base = pass_fail_run(tmp_path / "base", cases=20, failing=set(), run_id="base")
+    same = pass_fail_run(tmp_path / "same", cases=20, failing=set(), run_id="same")
+    worse = pass_fail_run(tmp_path / "worse", cases=20, failing={1, 2, 3}, run_id="worse")
+    changed = pass_fail_run(tmp_path / "v2", cases=20, failing=set(), run_id="v2", dataset_version="2.0.0")
+    ok = run_cli(str(base), str(same))
+    assert ok.returncode == 0, ok.stderr
+    assert "no regression" in ok.stdout
+    bad = run_cli(str(base), str(worse))
+    assert bad.returncode == 1, bad.stderr
+    assert "REGRESSION" in bad.stdout
+    refused = run_cli(str(base), str(changed))
+    assert refused.returncode == 2
+    assert "dataset versions differ" in refused.stderr
+    allowed = run_cli(str(base), str(changed), "--allow-dataset-change")
+    assert allowed.returncode == 0, allowed.stderr
