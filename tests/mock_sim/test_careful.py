@@ -18,7 +18,6 @@ SEED_IDS = [
     "abstain-01",
     "clarify-01",
     "types-01",
-    "normalize-01",
     "unsupported-01",
     "conflict-01",
 ]
@@ -49,7 +48,22 @@ def test_types_keep_postal_code_as_text_with_leading_zero() -> None:
 
 
 def test_normalisation_uppercases_country_and_converts_kilograms() -> None:
-    _, args = only_call(ask(CAREFUL, "Shipping quote for 1 kg to ca, M5V 3L9."))
+    _, args = only_call(ask(CAREFUL, "Shipping quote for 1 kg to ca, M5V 3L9, standard."))
+    assert args == {
+        "country_code": "CA",
+        "postal_code": "M5V 3L9",
+        "weight_grams": 1000,
+        "service": "standard",
+    }
+
+
+def test_careful_over_asks_about_an_open_two_way_option() -> None:
+    """Its deliberate weakness: normalize-01 leaves the optional service open, and careful asks."""
+    reply = ask(CAREFUL, simkit.case("normalize-01")["prompt"])
+    assert reply.kind == "text"
+    assert "standard or express" in reply.text and reply.text.endswith("?")
+    # Forced to call, it calls without inventing the option.
+    _, args = only_call(ask(CAREFUL, simkit.case("normalize-01")["prompt"], tool_choice="required"))
     assert args == {"country_code": "CA", "postal_code": "M5V 3L9", "weight_grams": 1000}
 
 
@@ -93,7 +107,7 @@ def test_prefers_the_tool_whose_required_values_are_present() -> None:
 
 
 def test_number_words_units_and_corrections() -> None:
-    _, args = only_call(ask(CAREFUL, "Quote shipping for 2 kg to US 10001. Wait, make that 3 kg."))
+    _, args = only_call(ask(CAREFUL, "Quote express shipping for 2 kg to US 10001. Wait, make that 3 kg."))
     assert args["weight_grams"] == 3000
     _, args = only_call(ask(CAREFUL, "Ship 1 lb 8 oz to US 10001, standard."))
     assert args["weight_grams"] in (680, 681)

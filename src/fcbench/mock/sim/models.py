@@ -21,7 +21,7 @@ from typing import Any
 from fcbench.mock.sim import text as tx
 from fcbench.mock.sim.base import SimCall, SimReply, SimRequest
 from fcbench.mock.sim.conversation import Conversation, Exchange
-from fcbench.mock.sim.engine import Personality, request_digest
+from fcbench.mock.sim.engine import Personality, request_digest, text_reply
 from fcbench.mock.sim.evidence import Found
 from fcbench.mock.sim.extract import extract, with_value
 from fcbench.mock.sim.fakes import invent
@@ -34,11 +34,46 @@ REPEATABLE = frozenset({"INVALID_ARGUMENTS", "TEMPORARILY_UNAVAILABLE", "ERROR"}
 
 
 class Careful(Personality):
-    """Honest, schema-aware, cautious."""
+    """Honest, schema-aware, cautious -- sometimes over-cautious.
+
+    Its one deliberate weakness is a real one: when the chosen tool has an optional two-way
+    choice (an enum of two values, no default) the user did not settle, it asks which one instead
+    of calling, even though the call was fully possible (``unnecessary_clarification``).
+    """
 
     name = "sim-careful"
     policy = Policy()
     style = "careful"
+
+    def fresh(self, conv: Conversation, request: SimRequest) -> SimReply:
+        """Like every personality, but ask about an unsettled two-way option first."""
+        decided = self.decide(conv, request)
+        if (
+            decided.kind == "calls"
+            and len(decided.calls) == 1
+            and not any(t.role == "assistant" for t in request.turns)
+        ):
+            question = _open_two_way_choice(decided.calls[0], conv, self.style)
+            if question is not None:
+                return text_reply(question)
+        return super().fresh(conv, request)
+
+
+def _open_two_way_choice(call: PlannedCall, conv: Conversation, style: str) -> str | None:
+    """A question about an optional enum of two values without default that the request leaves open."""
+    schema = call.tool.parameters
+    given = call.extraction.args(style)
+    for name, prop in properties(schema, schema).items():
+        options = prop.get("enum") if isinstance(prop, dict) else None
+        if (
+            name not in required(schema, schema)
+            and name not in given
+            and isinstance(options, list)
+            and len(options) == 2
+            and "default" not in prop
+        ):
+            return f"Would you like {options[0]} or {options[1]} for the {name.replace('_', ' ')}?"
+    return None
 
 
 class Eager(Personality):
