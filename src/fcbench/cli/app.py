@@ -27,6 +27,7 @@ VERB_MODULES: tuple[str, ...] = (
     "fcbench.cli.importer",
     "fcbench.cli.report",
     "fcbench.cli.compare",
+    "fcbench.cli.compat",
 )
 
 

@@ -28,7 +28,11 @@ _STRICT_CHOICES = ("both", "off", "on")
 def compat_command(
     config: Annotated[
         Path | None,
-        typer.Option("--config", "-c", help="YAML or JSON run configuration (targets, endpoints)."),
+        typer.Option(
+            "--config",
+            "-c",
+            help="YAML or JSON run configuration (targets, endpoints, repeats; its suite is not used).",
+        ),
     ] = None,
     target: Annotated[
         list[str] | None, typer.Option("--target", "-t", help="ENDPOINT:MODEL (repeatable).")

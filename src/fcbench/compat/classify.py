@@ -1,0 +1,355 @@
+"""Records of a compat run -> one status per target and keyword, and per target and capability.
+
+Keyword statuses, decided in this order:
+
+=====================  ==========================================================================
+``rejected``           every answered request was refused by the provider (``schema_rejected`` or
+                       ``bad_request``); the provider's messages are kept
+``transformed``        fcbench's own dialect transform changed the probed keyword before sending
+                       (the changes are named, from the records' ``schema_changes``)
+``untested``           no call was produced (text answers, provider failures such as rate limits)
+``accepted_violated``  accepted, and at least one call broke the constraint
+``accepted_enforced``  accepted, and every call honoured it
+=====================  ==========================================================================
+
+Capability statuses: ``honoured`` (every judged turn did what was asked), ``ignored`` (none did),
+``partial``, ``rejected``, ``untested`` (nothing could be judged), and ``unsupported`` when the
+dialect cannot express the request at all (the observed behaviour is still counted).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from fcbench import adapters
+from fcbench.adapters.base import Capabilities
+from fcbench.compat.checks import KeywordValidator, calls_of, check_call, judge_turn, turn_signature
+from fcbench.compat.probes import STREAM_SUFFIXES, CapabilityProbe, CompatPlan, KeywordProbe, build_plan
+from fcbench.errors import TargetError
+from fcbench.records import RECORDS_FILE, iter_record_dicts, read_manifest
+
+KeywordStatus = Literal["rejected", "transformed", "untested", "accepted_violated", "accepted_enforced"]
+CapabilityStatus = Literal["honoured", "ignored", "partial", "rejected", "untested", "unsupported"]
+
+REJECTION_CODES = frozenset({"schema_rejected", "bad_request"})
+"""Provider error codes that mean the provider refused the request itself."""
+_KEEP = 5
+"""Distinct messages kept per cell."""
+
+
+class KeywordCell(BaseModel):
+    """One target's result for one keyword probe variant."""
+
+    status: KeywordStatus
+    observations: int = 0
+    rejected: int = 0
+    errors: dict[str, int] = Field(default_factory=dict)
+    """Other provider errors (coverage loss) by code."""
+    no_call: int = 0
+    """Accepted turns without a call."""
+    calls: int = 0
+    violating_calls: int = 0
+    omitted: int = 0
+    """Calls that left every probed value out (honoured only vacuously)."""
+    messages: list[str] = Field(default_factory=list)
+    """The provider's rejection messages, verbatim."""
+    transforms: list[str] = Field(default_factory=list)
+    """fcbench's own changes to the probed keyword, e.g. ``minLength removed at /properties/message``."""
+    violations: list[str] = Field(default_factory=list)
+    """Examples of what the violating calls did wrong."""
+
+
+class KeywordRow(BaseModel):
+    """One keyword probe variant across targets."""
+
+    case_id: str
+    probe: str
+    keyword: str
+    strict: bool
+    tool: str
+    cells: dict[str, KeywordCell]
+    """Target label -> cell."""
+
+
+class CapabilityCell(BaseModel):
+    """One target's result for one capability probe."""
+
+    status: CapabilityStatus
+    expressible: bool = True
+    """False when the dialect cannot put this request on the wire."""
+    observations: int = 0
+    honoured: int = 0
+    ignored: int = 0
+    inconclusive: int = 0
+    rejected: int = 0
+    errors: dict[str, int] = Field(default_factory=dict)
+    messages: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    """What the adapter could not map exactly about this request (from the records' ``notes``)."""
+
+
+class CapabilityRow(BaseModel):
+    """One capability probe across targets."""
+
+    probe: str
+    capability: str
+    cells: dict[str, CapabilityCell]
+
+
+class CompatReport(BaseModel):
+    """Both matrices of a compat run."""
+
+    run_id: str
+    run_dir: str
+    repeats: int
+    targets: list[dict[str, Any]]
+    """Manifest target entries (label, endpoint, dialect, model)."""
+    keywords: list[KeywordRow]
+    capabilities: list[CapabilityRow]
+
+
+_REQUEST_ID = re.compile(r"\b(request[_-]?id|req)[=:_]\s*[A-Za-z0-9_-]+", re.IGNORECASE)
+
+
+def _same_message(text: str) -> str:
+    """A message with request ids blanked, so repeats of one rejection are kept once."""
+    return _REQUEST_ID.sub("", text)
+
+
+def _keep(items: list[str], value: str) -> None:
+    """Append ``value`` (verbatim) unless an equal message, request ids aside, is already kept."""
+    key = _same_message(value)
+    if len(items) < _KEEP and all(_same_message(item) != key for item in items):
+        items.append(value)
+
+
+def _relevant_changes(probe: KeywordProbe, changes: Iterable[Mapping[str, Any]]) -> list[str]:
+    keywords = probe.changes_keywords()
+    prefixes = tuple(f"/properties/{name}" for name in probe.under)
+    found = []
+    for change in changes:
+        path = str(change.get("path", ""))
+        if prefixes and not path.startswith(prefixes):
+            continue
+        if keywords and change.get("keyword") not in keywords:
+            continue
+        if not keywords and not prefixes:
+            continue
+        found.append(f"{change.get('keyword')} {change.get('action')} at {path or '/'}")
+    return found
+
+
+def _provider_error(record: Mapping[str, Any]) -> tuple[str, str] | None:
+    outcome = record.get("outcome") or {}
+    if outcome.get("kind") != "provider_error":
+        return None
+    return str(outcome.get("code")), str(outcome.get("message", ""))
+
+
+def keyword_cell(
+    probe: KeywordProbe, records: Sequence[Mapping[str, Any]], tools: Mapping[str, Any], v: KeywordValidator
+) -> KeywordCell:
+    """Classify one target's records of one keyword probe variant."""
+    cell = KeywordCell(status="untested", observations=len(records))
+    tool = tools[probe.tool]
+    for record in records:
+        for text in _relevant_changes(probe, record.get("schema_changes") or []):
+            _keep(cell.transforms, text)
+        error = _provider_error(record)
+        if error is not None:
+            code, message = error
+            if code in REJECTION_CODES:
+                cell.rejected += 1
+                _keep(cell.messages, message)
+            else:
+                cell.errors[code] = cell.errors.get(code, 0) + 1
+            continue
+        calls = [c for c in calls_of(record.get("outcome") or {}) if c.get("name") == probe.tool]
+        if not calls:
+            cell.no_call += 1
+        for call in calls:
+            check = check_call(probe, tool, call, v)
+            cell.calls += 1
+            cell.omitted += check.omitted
+            if not check.honoured:
+                cell.violating_calls += 1
+                for problem in check.violations:
+                    _keep(cell.violations, problem)
+    accepted = cell.observations - cell.rejected - sum(cell.errors.values())
+    if cell.rejected and accepted == 0:
+        cell.status = "rejected"
+    elif cell.transforms:
+        cell.status = "transformed"
+    elif cell.calls == 0:
+        cell.status = "untested"
+    elif cell.violating_calls:
+        cell.status = "accepted_violated"
+    else:
+        cell.status = "accepted_enforced"
+    return cell
+
+
+def expressible(capabilities: Capabilities, requires: str | None) -> bool:
+    """Whether a dialect with ``capabilities`` can express a probe's request."""
+    if requires is None:
+        return True
+    kind, _, mode = requires.partition(":")
+    checks = {
+        "tool_choice": lambda: mode in capabilities.tool_choice,
+        "parallel_control": lambda: capabilities.parallel_control,
+        "strict_mode": lambda: capabilities.strict_mode,
+        "streaming": lambda: capabilities.streaming,
+    }
+    check = checks.get(kind)
+    return bool(check()) if check is not None else True
+
+
+def _judgements(
+    probe: CapabilityProbe,
+    records: Sequence[Mapping[str, Any]],
+    tools: Sequence[Any],
+    cell: CapabilityCell,
+    v: KeywordValidator,
+) -> list[bool | None]:
+    """One judgement per accepted turn, or per repeat for a stream-agreement pair."""
+    accepted: list[Mapping[str, Any]] = []
+    topic = probe.topic()
+    for record in records:
+        for note in record.get("notes") or []:
+            if topic is not None and topic in note.lower():
+                _keep(cell.notes, note)
+        error = _provider_error(record)
+        if error is None:
+            accepted.append(record)
+        elif error[0] in REJECTION_CODES:
+            cell.rejected += 1
+            _keep(cell.messages, error[1])
+        else:
+            cell.errors[error[0]] = cell.errors.get(error[0], 0) + 1
+    if probe.expect != "stream_agrees":
+        return [judge_turn(probe, r.get("outcome") or {}, tools, v) for r in accepted]
+    halves: dict[int, dict[str, str]] = {}
+    for record in accepted:
+        suffix = next(s for s in STREAM_SUFFIXES if str(record.get("case_id", "")).endswith(s))
+        halves.setdefault(int(record.get("repeat", 0)), {})[suffix] = turn_signature(record["outcome"])
+    return [
+        (pair[STREAM_SUFFIXES[0]] == pair[STREAM_SUFFIXES[1]]) if len(pair) == 2 else None
+        for _, pair in sorted(halves.items())
+    ]
+
+
+def capability_cell(
+    probe: CapabilityProbe,
+    records: Sequence[Mapping[str, Any]],
+    dialect: str,
+    tools: Sequence[Any],
+    v: KeywordValidator,
+) -> CapabilityCell:
+    """Classify one target's records of one capability probe."""
+    try:
+        can = expressible(adapters.get(dialect).capabilities, probe.requires)
+    except TargetError:
+        can = True
+    cell = CapabilityCell(status="untested", expressible=can, observations=len(records))
+    for judged in _judgements(probe, records, tools, cell, v):
+        if judged is None:
+            cell.inconclusive += 1
+        elif judged:
+            cell.honoured += 1
+        else:
+            cell.ignored += 1
+    if not can:
+        cell.status = "unsupported"
+    elif cell.honoured + cell.ignored == 0:
+        cell.status = "rejected" if cell.rejected else "untested"
+    elif cell.ignored == 0:
+        cell.status = "honoured"
+    elif cell.honoured == 0:
+        cell.status = "ignored"
+    else:
+        cell.status = "partial"
+    return cell
+
+
+def classify(
+    plan: CompatPlan,
+    records: Iterable[Mapping[str, Any]],
+    targets: Sequence[Mapping[str, Any]],
+    *,
+    run_id: str = "",
+    run_dir: str = "",
+    repeats: int = 1,
+) -> CompatReport:
+    """Build both matrices from the records of a compat run."""
+    by_key: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for record in records:
+        if record.get("mode") != "compat":
+            continue
+        target = record.get("target") or {}
+        label = f"{target.get('endpoint')}:{target.get('model')}"
+        by_key.setdefault((label, str(record.get("case_id"))), []).append(record)
+    labels = [str(t["label"]) for t in targets]
+    dialects = {str(t["label"]): str(t.get("dialect", "")) for t in targets}
+    tools = {t.name: t for ts in plan.suite.tool_sets.values() for t in ts}
+    v = KeywordValidator()
+    keyword_rows = []
+    capability_rows: dict[str, CapabilityRow] = {}
+    for case_id, request in plan.requests.items():
+        if request.keyword is not None:
+            probe = request.keyword
+            cells = {
+                label: keyword_cell(probe, by_key.get((label, case_id), []), tools, v) for label in labels
+            }
+            keyword_rows.append(
+                KeywordRow(
+                    case_id=case_id,
+                    probe=probe.id,
+                    keyword=probe.keyword,
+                    strict=request.strict,
+                    tool=probe.tool,
+                    cells=cells,
+                )
+            )
+        elif request.capability is not None and request.capability.id not in capability_rows:
+            cap = request.capability
+            ids = [cid for cid, r in plan.requests.items() if r.capability is cap]
+            cells_c = {
+                label: capability_cell(
+                    cap,
+                    [r for cid in ids for r in by_key.get((label, cid), [])],
+                    dialects[label],
+                    request.tools,
+                    v,
+                )
+                for label in labels
+            }
+            capability_rows[cap.id] = CapabilityRow(probe=cap.id, capability=cap.capability, cells=cells_c)
+    return CompatReport(
+        run_id=run_id,
+        run_dir=run_dir,
+        repeats=repeats,
+        targets=[dict(t) for t in targets],
+        keywords=keyword_rows,
+        capabilities=list(capability_rows.values()),
+    )
+
+
+def report_from_run(run_dir: Path) -> CompatReport:
+    """Re-derive both matrices from a compat run directory (its manifest and records)."""
+    manifest = read_manifest(run_dir)
+    probes = manifest.filters.get("probes") or None
+    strict = manifest.filters.get("strict", "both")
+    plan = build_plan(probes, strict)
+    return classify(
+        plan,
+        iter_record_dicts(run_dir / RECORDS_FILE),
+        manifest.targets,
+        run_id=manifest.run_id,
+        run_dir=str(run_dir),
+        repeats=manifest.repeats,
+    )

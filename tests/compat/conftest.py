@@ -1,0 +1,43 @@
+"""Fixtures for the compat tests: run probes against the session's mock provider.
+
+Also makes ``compat_helpers.py`` importable by the test modules of this folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from fcbench.compat import CompatReport, HeaderHook, execute_compat, prepare_compat, report_from_run
+from fcbench.config import RunConfig
+
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+
+RunCompat = Callable[..., tuple[CompatReport, Path]]
+
+
+@pytest.fixture
+def run_compat(mock_server: str, tmp_path: Path) -> RunCompat:
+    """``run(targets, probes, strict=, repeats=, headers=, max_retries=)`` -> (report, run dir)."""
+
+    def run(
+        targets: list[str],
+        probes: list[str] | None,
+        *,
+        strict: str = "off",
+        repeats: int = 1,
+        headers: HeaderHook | None = None,
+        max_retries: int = 0,
+    ) -> tuple[CompatReport, Path]:
+        config = RunConfig(targets=targets, repeats=repeats, max_retries=max_retries, concurrency=4)
+        spec = prepare_compat(config, out_root=tmp_path, probes=probes, strict=strict)  # type: ignore[arg-type]
+        done = asyncio.run(execute_compat(spec, mock_url=mock_server, headers=headers))
+        return report_from_run(done.run_dir), done.run_dir
+
+    return run
