@@ -34,16 +34,25 @@ BY_WORD: dict[str, Any] = {
 }
 
 
-def invent(name: str, schema: Schema, root: Schema, seed: int = 0) -> Any:
+MAX_INVENT_DEPTH = 6
+"""Recursive schemas (a node whose children are nodes) stop here with null or an empty value."""
+
+
+def invent(name: str, schema: Schema, root: Schema, seed: int = 0, depth: int = 0) -> Any:
     """A value that looks right for property ``name`` without coming from anything the user said."""
     sub = resolve(schema, root)
+    if depth >= MAX_INVENT_DEPTH:
+        return _empty(sub)
     if "const" in sub:
         return sub["const"]
     if sub.get("enum"):
         return sub["enum"][0]
     options = branches(sub, root)
     if len(options) > 1:
-        return invent(name, options[0], root, seed)
+        nullable = [o for o in options if isinstance(o, dict) and resolve(o, root).get("type") == "null"]
+        if depth and nullable:
+            return None
+        return invent(name, options[0], root, seed, depth + 1)
     kind = main_type(sub) or "string"
     words = split_identifier(name).split()
     if kind == "string":
@@ -73,9 +82,28 @@ def invent(name: str, schema: Schema, root: Schema, seed: int = 0) -> Any:
     if kind == "boolean":
         return True
     if kind == "array":
-        return [invent(name.rstrip("s"), sub.get("items") or {}, root, seed)]
+        return [invent(name.rstrip("s"), sub.get("items") or {}, root, seed, depth + 1)]
     if kind == "object":
         return {
-            p: invent(p, s, root, seed) for p, s in properties(sub, root).items() if p in required(sub, root)
+            p: invent(p, s, root, seed, depth + 1)
+            for p, s in properties(sub, root).items()
+            if p in required(sub, root)
         }
     return None
+
+
+def _empty(sub: Schema) -> Any:
+    """The smallest value of a schema's type: what a made-up value bottoms out at."""
+    types = sub.get("type")
+    kinds = types if isinstance(types, list) else [types]
+    if "null" in kinds:
+        return None
+    empties: dict[Any, Any] = {
+        "array": [],
+        "object": {},
+        "string": "",
+        "integer": 0,
+        "number": 0,
+        "boolean": False,
+    }
+    return next((empties[k] for k in kinds if k in empties), None)
