@@ -66,8 +66,10 @@ def main() -> None:
     print(f"naive bytes/obs      {naive / count:.0f}")
     print(f"stored bytes/obs     {actual / count:.0f} (records + blobs)")
     print(f"stored / naive       {actual / naive:.3f} (whole records)")
-    print(f"raw capture          {naive_raw / count:.0f} naive -> {stored_raw / count:.0f} stored bytes/obs, "
-          f"ratio {stored_raw / naive_raw:.3f}")
+    print(
+        f"raw capture          {naive_raw / count:.0f} naive -> {stored_raw / count:.0f} stored bytes/obs, "
+        f"ratio {stored_raw / naive_raw:.3f}"
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The code base stays lint-clean, formatted and type-checked (ruff and mypy, configured in pyproject.toml)."""
+"""The code base stays lint-clean, formatted and type-checked (ruff and mypy, see pyproject.toml)."""
 
 from __future__ import annotations
 
@@ -20,13 +20,16 @@ def _tool(name: str) -> list[str]:
 
 
 def test_ruff_lint_is_clean() -> None:
-    proc = subprocess.run([*_tool("ruff"), "check", "src", "tests", "benchmarks"], cwd=ROOT,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [*_tool("ruff"), "check", "src", "tests", "benchmarks"], cwd=ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_ruff_format_is_clean() -> None:
-    proc = subprocess.run([*_tool("ruff"), "format", "--check", "src"], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        [*_tool("ruff"), "format", "--check", "src"], cwd=ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

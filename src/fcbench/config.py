@@ -85,7 +85,7 @@ class RunConfig(BaseModel):
     temperature: float | None = Field(default=0.0, ge=0, le=2)
     timeout_ms: int = Field(default=30000, ge=1, alias="timeoutMs")
     concurrency: int = Field(default=8, ge=1, le=10000)
-    modes: list[ModeName] = Field(default_factory=lambda: ["selection"])
+    modes: list[ModeName] = Field(default_factory=lambda: list[ModeName](["selection"]))
     categories: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     cases: list[str] = Field(default_factory=list)

@@ -63,6 +63,15 @@ def _check_shards(manifests: Sequence[tuple[Path, Manifest]]) -> int:
     return total
 
 
+def _sum_planned_by(manifests: Sequence[Manifest]) -> dict[str, dict[str, int]]:
+    total: dict[str, dict[str, int]] = {}
+    for manifest in manifests:
+        for label, by_mode in manifest.planned_by.items():
+            for mode, count in by_mode.items():
+                total.setdefault(label, {})[mode] = total.get(label, {}).get(mode, 0) + count
+    return total
+
+
 def merge_runs(run_dirs: Sequence[Path], out_dir: Path) -> Manifest:
     """Merge shard directories into ``out_dir`` and return the merged manifest."""
     if not run_dirs:
@@ -99,6 +108,7 @@ def merge_runs(run_dirs: Sequence[Path], out_dir: Path) -> Manifest:
             "run_id": run_id,
             "shard": None,
             "planned": sum(m.planned for _, m in manifests),
+            "planned_by": _sum_planned_by([m for _, m in manifests]),
             "started_at": min(m.started_at for _, m in manifests),
             "finished_at": None if None in finished else max(f for f in finished if f),
         }

@@ -82,7 +82,7 @@ def harness_error_record(
         case_id=planned.case.id,
         case=case_ref(planned),
         repeat=planned.repeat,
-        mode=planned.mode,  # type: ignore[arg-type]
+        mode=planned.mode,
         outcome=outcome.model_dump(),
         verdict=grade(planned.case, outcome, ctx.suite.tools_for(planned.case)).model_dump(),
         error=f"{type(exc).__name__}: {exc}",
@@ -129,7 +129,7 @@ async def observe_single_turn(ctx: ObservationContext, planned: Planned) -> Reco
         case_id=case.id,
         case=case_ref(planned),
         repeat=planned.repeat,
-        mode=planned.mode,  # type: ignore[arg-type]
+        mode=planned.mode,
         outcome=turn.outcome.model_dump(),
         anomalies=[a.model_dump() for a in turn.anomalies],
         verdict=verdict.model_dump(),

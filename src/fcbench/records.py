@@ -112,6 +112,8 @@ class Manifest(BaseModel):
     temperature: float | None
     seed: int
     planned: int
+    planned_by: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Planned observations per target label and mode (modes apply to different cases)."""
     shard: str | None = None
     started_at: str
     finished_at: str | None = None

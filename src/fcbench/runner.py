@@ -1,6 +1,6 @@
 """The runner: plan, schedule, resume, and write records.
 
-``execute_run`` resolves targets (checking API keys before any request), starts the embedded mock
+``execute`` resolves targets (checking API keys before any request), starts the embedded mock
 provider when a target needs it, writes the manifest, runs the plan with a pool of asyncio
 workers under a global concurrency limit (per-endpoint limits live in the transport), appends one
 record per observation, and completes the manifest. A harness exception in one observation is
@@ -157,7 +157,16 @@ def _execution_order(plan: list[Planned]) -> list[Planned]:
     return sorted(plan, key=lambda p: (p.repeat, p.case.id, p.mode, index[p.target.label]))
 
 
-def _manifest(spec: RunSpec, planned: int) -> Manifest:
+def planned_by(plan: list[Planned]) -> dict[str, dict[str, int]]:
+    """Planned observations per target label and mode."""
+    counts: dict[str, dict[str, int]] = {}
+    for p in plan:
+        by_mode = counts.setdefault(p.target.label, {})
+        by_mode[p.mode] = by_mode.get(p.mode, 0) + 1
+    return counts
+
+
+def _manifest(spec: RunSpec, plan: list[Planned], pinned: list[Target]) -> Manifest:
     config = spec.config
     return Manifest(
         run_id=spec.run_id,
@@ -175,13 +184,14 @@ def _manifest(spec: RunSpec, planned: int) -> Manifest:
                 "model": t.model,
                 "base_url": "embedded mock" if t.endpoint.is_mock else t.endpoint.base_urls,
             }
-            for t in spec.targets
+            for t in pinned
         ],
         modes=list(config.modes),
         repeats=config.repeats,
         temperature=config.temperature,
         seed=config.seed,
-        planned=planned,
+        planned=len(plan),
+        planned_by=planned_by(plan),
         shard=str(spec.shard) if spec.shard else None,
         started_at=now_iso(),
         filters={"categories": config.categories, "tags": config.tags, "cases": config.cases},
@@ -213,9 +223,10 @@ def recorded_keys(run_dir: Path) -> set[tuple[str, str, int, str]]:
 async def execute(spec: RunSpec, *, mock_url: str | None, progress: ProgressSink | None = None) -> RunResult:
     """Run ``spec`` to completion (or until cancelled), appending records as they complete."""
     config = spec.config
+    pinned = list(spec.targets)  # as configured: the mock's address changes from run to run
     spec.targets = [Target(t.endpoint.resolved(mock_url), t.model) for t in spec.targets]
     plan = _plan(spec)
-    manifest = _manifest(spec, len(plan))
+    manifest = _manifest(spec, plan, pinned)
     spec.run_dir.mkdir(parents=True, exist_ok=True)
     if spec.resume:
         manifest = _check_resumable(spec, manifest)

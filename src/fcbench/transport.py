@@ -70,7 +70,7 @@ class Exchange:
 
 
 def _error_turn(code: str, message: str, status: int | None = None) -> ParsedTurn:
-    return ParsedTurn(outcome=ProviderErrorOutcome(code=code, message=message, status=status))  # type: ignore[arg-type]
+    return ParsedTurn(outcome=ProviderErrorOutcome(code=code, message=message, status=status))
 
 
 class Transport:
@@ -237,9 +237,9 @@ class Transport:
                 return self._finish(adapter, response, offered)
             if "text/event-stream" not in response.headers.get("content-type", ""):
                 await response.aread()
-                turn, raw, _ = self._finish(adapter, response, offered)
+                _, body_raw, _ = self._finish(adapter, response, offered)
                 message = f"expected an event stream, got {response.headers.get('content-type')!r}"
-                return _error_turn("bad_response", message, response.status_code), raw, None
+                return _error_turn("bad_response", message, response.status_code), body_raw, None
             kept = {k: v for k, v in response.headers.items() if k.lower() in KEEP_RESPONSE_HEADERS}
             raw: dict[str, Any] = {"status": response.status_code, "headers": kept, "events": events}
             try:

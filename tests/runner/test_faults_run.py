@@ -10,6 +10,8 @@ from pathlib import Path
 
 import yaml
 
+from fcbench.blobs import expand_blobs, load_blobs
+
 ERROR_CODES = {"rate_limited", "server", "overloaded", "timeout", "bad_response"}
 
 
@@ -54,7 +56,10 @@ def test_fault_storm_is_recorded_classified_and_retried(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     run_dir = next((tmp_path / "runs").iterdir())
     manifest = json.loads((run_dir / "manifest.json").read_text())
+    blobs = load_blobs(run_dir)
     rows = [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
+    for row in rows:
+        row["raw"] = expand_blobs(row["raw"], blobs)
     keys = Counter((r["target"]["endpoint"], r["case_id"], r["repeat"], r["mode"]) for r in rows)
     assert len(keys) == manifest["planned"] == len(rows)
     assert manifest["finished_at"]

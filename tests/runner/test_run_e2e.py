@@ -12,9 +12,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fcbench.suite.loader import load_suite
 
+from fcbench.blobs import expand_blobs, load_blobs
 from fcbench.endpoints import DEFAULT_TARGETS
+from fcbench.suite.loader import load_suite
 
 CLI = [sys.executable, "-m", "fcbench"]
 
@@ -39,7 +40,12 @@ def only_run_dir(out: Path) -> Path:
 
 
 def records(run_dir: Path) -> list[dict]:
-    return [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
+    """The run's records with their raw exchanges expanded from the blob store."""
+    blobs = load_blobs(run_dir)
+    rows = [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
+    for row in rows:
+        row["raw"] = expand_blobs(row["raw"], blobs)
+    return rows
 
 
 def test_default_run_covers_all_dialects_and_writes_manifest(tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import yaml
 
+from fcbench.blobs import BLOBS_FILE, expand_blobs, iter_blobs, load_blobs
+
 CLI = [sys.executable, "-m", "fcbench"]
 SECRETS = {
     "LAB_CHAT_KEY": "sk-fcbench-canary-chat-8f3a1c",
@@ -64,14 +66,18 @@ def test_api_keys_never_reach_disk_or_console(tmp_path: Path, mock_server: str) 
     proc = _cli("run", "--no-progress", "--config", str(path), cwd=tmp_path, env=SECRETS)
     assert proc.returncode == 0, proc.stderr
     run_dir = next((tmp_path / "runs").iterdir())
+    blobs = load_blobs(run_dir)
     rows = [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
+    for row in rows:
+        row["raw"] = expand_blobs(row["raw"], blobs)
     assert rows and all(r["outcome"]["kind"] != "provider_error" for r in rows), rows[0]["outcome"]
     # The key was really sent (the mock accepted it), and its header is present but redacted.
     headers = [r["raw"]["request"]["headers"] for r in rows]
     assert all("[REDACTED]" in json.dumps(h) for h in headers)
     report = _cli("report", str(run_dir), "--format", "md", cwd=tmp_path, env=SECRETS)
     texts = [proc.stdout, proc.stderr, report.stdout, report.stderr]
-    texts += [p.read_text(errors="replace") for p in run_dir.rglob("*") if p.is_file()]
+    texts += [p.read_text(errors="replace") for p in run_dir.rglob("*") if p.is_file() and p.suffix != ".gz"]
+    texts += [json.dumps(blob) for blob in iter_blobs(run_dir / BLOBS_FILE)]
     for secret in SECRETS.values():
         assert not any(secret in text for text in texts), f"{secret} leaked"
 
@@ -88,7 +94,7 @@ def _metrics(run_dir: Path, cwd: Path) -> dict:
     proc = _cli("report", str(run_dir), "--format", "json", cwd=cwd)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    for volatile in ("run_id", "latency_ms", "started_at", "finished_at", "manifest"):
+    for volatile in ("run", "latency_ms", "started_at", "finished_at", "manifest"):
         data.pop(volatile, None)
     for target in (
         data.get("targets", {}).values() if isinstance(data.get("targets"), dict) else data.get("targets", [])

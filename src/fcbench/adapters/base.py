@@ -49,7 +49,7 @@ class ToolChoice(_Frozen):
             return cls()
         if value.startswith("tool:"):
             return cls(mode="named", name=value[5:])
-        return cls(mode=value)  # type: ignore[arg-type]
+        return cls(mode=value)
 
 
 class RequestOptions(_Frozen):

@@ -76,7 +76,7 @@ def looks_like_json_call(text: str | None, offered_tools: Sequence[str] | None) 
         return False
     try:
         value = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     if not isinstance(value, dict):
         return False
@@ -111,7 +111,7 @@ def decode_json_body(body: Any) -> Any:
     if isinstance(body, str):
         try:
             return json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):
             return body
     return body
 

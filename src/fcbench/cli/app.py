@@ -12,9 +12,9 @@ import sys
 
 import click
 import typer
-from typer._click import exceptions as _click_exceptions
 from rich.console import Console
 from rich.markup import escape
+from typer._click import exceptions as _click_exceptions
 
 from fcbench.errors import FcbenchError
 
@@ -45,7 +45,10 @@ def build_app() -> typer.Typer:
     return app
 
 
-USAGE_ERRORS: tuple[type[Exception], ...] = (click.exceptions.ClickException, _click_exceptions.ClickException)
+USAGE_ERRORS: tuple[type[Exception], ...] = (
+    click.exceptions.ClickException,
+    _click_exceptions.ClickException,
+)
 """Bad flags or unknown commands, from click or the copy of click bundled with typer: exit code 2."""
 
 WIDE_OUTPUT_COLUMNS = "200"
@@ -68,7 +71,9 @@ def main(argv: list[str] | None = None) -> None:
     except typer.Abort:
         sys.exit(130)
     except USAGE_ERRORS as exc:
-        exc.show()
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()
         sys.exit(2)
     if isinstance(code, int) and code:
         sys.exit(code)

@@ -15,7 +15,7 @@ def merge_command(
     runs: Annotated[list[Path], typer.Argument(help="Shard run directories (all of 1..N).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the merged run.")],
 ) -> None:
-    """Merge the shards of one run (``fcbench run --shard I/N``) into a run that reports like an unsharded one."""
+    """Merge the shards of one run (``fcbench run --shard I/N``) into one run that reports like it."""
     manifest = merge_runs(runs, out)
     Console().print(
         f"merged {len(runs)} shards, {manifest.planned} planned observations -> {out}", highlight=False

@@ -44,6 +44,8 @@ def serve_command(
         print(f"{dialect:<20} {url}", flush=True)
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is how a foreground server is meant to stop: exit 0
     finally:
         sock.close()
 

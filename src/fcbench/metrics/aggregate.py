@@ -96,9 +96,12 @@ class RunAccumulator:
         for label, mode in ordered:
             group = self.groups.get((label, mode)) or GroupState.of(targets.get(label, {}))
             known = label in targets and mode in manifest.modes
-            planned = max(round(per_group_planned) if known else 0, group.observed)
+            if manifest.planned_by:
+                planned = max(manifest.planned_by.get(label, {}).get(mode, 0), group.observed)
+            else:
+                planned = max(round(per_group_planned) if known else 0, group.observed)
             out.append(group.metrics(label, mode, planned))
-            cases += [c.summary(label, mode, cid) for cid, c in group.cases.items()]
+            cases += [c.summary(label, mode, cid) for cid, c in sorted(group.cases.items())]
             group.cases.clear()
         info = RunInfo(
             run_id=manifest.run_id,

@@ -8,6 +8,7 @@ A suite is a folder::
                                tools.compatibility.json is set "compatibility", and so on
     cases.jsonl                one case per line; blank lines are allowed
     recovery.jsonl             optional: multi-turn recovery scenarios (cases with ``recovery`` set)
+    store.json                 optional: the fake tools' data set for this suite's recovery scenarios
 
 Every problem in every file is collected and raised together as one
 :class:`~fcbench.suite.reading.SuiteError` (a :class:`~fcbench.errors.CaseError`) whose message
@@ -50,6 +51,7 @@ SUITE_FILE = "suite.json"
 SYSTEM_FILE = "system.txt"
 CASES_FILE = "cases.jsonl"
 RECOVERY_FILE = "recovery.jsonl"
+STORE_FILE = "store.json"
 CORE_TOOLS_FILE = "tools.core.json"
 TOOL_SET_FILE = re.compile(r"^tools\.([a-z0-9][a-z0-9_-]*)\.json$")
 """``tools.<set>.json``: the file of tool set ``<set>``."""
@@ -360,6 +362,8 @@ def load_suite(name_or_path: str | Path) -> Suite:
     system = reader.read_text(SYSTEM_FILE)
     context = _load_tool_sets(reader)
     cases = _load_cases(reader, context)
+    if (folder / STORE_FILE).is_file():
+        reader.read_json(STORE_FILE)  # the fake tools' data is part of what a recovery run measures
     reader.problems.raise_if_any()
     assert info is not None and system is not None
     return Suite(

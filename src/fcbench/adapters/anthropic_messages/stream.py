@@ -137,7 +137,7 @@ class _Stream:
                 raw_inputs[position] = raw
                 try:
                     wire["input"] = json.loads(raw)
-                except ValueError:
+                except (ValueError, RecursionError):
                     wire["input"] = {}
             content.append(wire)
         return content, raw_inputs
@@ -191,7 +191,7 @@ def parse_stream(
     for number, (name, data) in enumerate(events):
         try:
             payload = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             return bad_response(
                 f"stream event {number} ({name}): data is not JSON: {data[:200]!r}", state.anomalies
             )

@@ -35,7 +35,7 @@ def parse_stream(
             continue
         try:
             chunk = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             return bad_response(f"stream event {number}: data is not JSON: {data[:200]!r}", found)
         if error_object(chunk) is not None:
             return ParsedTurn(outcome=error_outcome(chunk), anomalies=found)

@@ -172,7 +172,7 @@ def parse_stream(
             continue
         try:
             chunk = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             state.anomalies.append(anomaly("unknown_event", f"{where} is not JSON: {_preview(data)}"))
             continue
         if not isinstance(chunk, dict):

@@ -102,7 +102,7 @@ def _finish(status: Any, details: Any) -> str | None:
 
 
 def _status_anomalies(status: Any, finish: str | None, calls: Sequence[ToolCall]) -> list[Anomaly]:
-    if status in UNFINISHED:
+    if isinstance(status, str) and status in UNFINISHED:
         return [anomaly("finish_reason_mismatch", f"status {status!r} on a returned response")]
     if calls and finish == "max_output_tokens" and any(cut_off(c) for c in calls):
         return [anomaly("finish_reason_mismatch", "incomplete at max_output_tokens: argument text cut off")]

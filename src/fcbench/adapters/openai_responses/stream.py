@@ -185,7 +185,7 @@ def _payload(
 ) -> tuple[str, dict[str, Any]] | None:
     try:
         payload = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         anomalies.append(anomaly("unknown_event", f"{where} ({event}) is not JSON: {data[:80]!r}"))
         return None
     if not isinstance(payload, dict):

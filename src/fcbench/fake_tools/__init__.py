@@ -1,0 +1,56 @@
+"""Deterministic fake tools for the recovery suite.
+
+The model's calls are executed here, never against a real system: every built-in tool has a fake
+(:data:`REGISTRY`) over a small fixed data set of orders and shipping zones. Each conversation
+gets its own :class:`FakeStore`; a :class:`FakeToolbox` validates each call against the offered
+schema, runs it, and returns a result envelope (``{"ok": true, "result": ...}`` or
+``{"ok": false, "error": {"code", "message", "details", "retryable"}}``). Write calls are
+idempotent by :func:`idempotency_key`, and the store counts every side effect.
+"""
+
+from __future__ import annotations
+
+from fcbench.fake_tools.results import (
+    ERROR_CODES,
+    RETRYABLE_CODES,
+    ErrorCode,
+    ToolFailure,
+    error_code,
+    fail,
+    is_ok,
+    is_retryable,
+    ok,
+)
+from fcbench.fake_tools.store import CallContext, FakeStore, SideEffect, load_dataset
+from fcbench.fake_tools.toolbox import (
+    REGISTRY,
+    Execution,
+    FakeTool,
+    FakeToolbox,
+    Implementation,
+    canonical_json,
+    idempotency_key,
+)
+
+__all__ = [
+    "ERROR_CODES",
+    "REGISTRY",
+    "RETRYABLE_CODES",
+    "CallContext",
+    "ErrorCode",
+    "Execution",
+    "FakeStore",
+    "FakeTool",
+    "FakeToolbox",
+    "Implementation",
+    "SideEffect",
+    "ToolFailure",
+    "canonical_json",
+    "error_code",
+    "fail",
+    "idempotency_key",
+    "is_ok",
+    "is_retryable",
+    "load_dataset",
+    "ok",
+]

@@ -1,0 +1,159 @@
+"""The fake tools' registry and the executor that runs one model call against them.
+
+:data:`REGISTRY` maps a tool name to its implementation. :class:`FakeToolbox` executes one call
+the way a careful application would:
+
+1. a tool that was not offered is ``UNKNOWN_TOOL``; one without a fake is ``NOT_IMPLEMENTED``;
+2. the arguments, exactly as produced, are validated against the offered tool's schema
+   (no coercion, no defaults); any violation is ``INVALID_ARGUMENTS`` with one detail per error;
+3. a write call is looked up by its idempotency key (:func:`idempotency_key`): a replay returns
+   the first result and never makes a second side effect;
+4. the implementation runs against the conversation's :class:`FakeStore`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from fcbench.contract import Tool, ToolCall
+from fcbench.fake_tools import orders, shipping
+from fcbench.fake_tools.results import ToolFailure, fail, is_ok, is_retryable
+from fcbench.fake_tools.store import CallContext, FakeStore
+from fcbench.schema.validate import ValidatorCache
+
+Implementation = Callable[[FakeStore, dict[str, Any], CallContext], dict[str, Any]]
+"""A fake tool: (store, validated arguments, call context) -> result envelope."""
+
+
+@dataclass(frozen=True)
+class FakeTool:
+    """One fake tool implementation."""
+
+    name: str
+    run: Implementation
+    writes: bool
+    """Write tools change the store; their calls are idempotent by key."""
+
+
+REGISTRY: Mapping[str, FakeTool] = MappingProxyType(
+    {
+        tool.name: tool
+        for tool in (
+            FakeTool("lookup_order", orders.lookup_order, writes=False),
+            FakeTool("search_orders", orders.search_orders, writes=False),
+            FakeTool("get_shipping_quote", shipping.get_shipping_quote, writes=False),
+            FakeTool("query_order", orders.query_order, writes=False),
+            FakeTool("cancel_order", orders.cancel_order, writes=True),
+            FakeTool("create_refund", orders.create_refund, writes=True),
+        )
+    }
+)
+"""Tool name -> fake implementation, for every built-in tool."""
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON text: sorted keys, no insignificant whitespace, Unicode kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def idempotency_key(conversation_id: str, call_id: str, tool: str, arguments: Any) -> str:
+    """SHA-256 (hex) of the canonical JSON of the conversation id, call id, tool name and arguments."""
+    material = canonical_json(
+        {"conversation": conversation_id, "call": call_id, "tool": tool, "arguments": arguments}
+    )
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What executing one call produced."""
+
+    call_id: str
+    """The id the result answers (the provider's id, or the synthetic one the caller supplied)."""
+    tool: str
+    content: dict[str, Any]
+    """The result envelope sent back to the model."""
+    side_effect: bool = False
+    """True when this call changed the store."""
+    replayed: bool = False
+    """True when the result came from the idempotency table (no execution)."""
+    key: str | None = None
+    """Idempotency key (write tools only)."""
+
+    @property
+    def ok(self) -> bool:
+        """True for a success envelope."""
+        return is_ok(self.content)
+
+
+class FakeToolbox:
+    """Executes calls against the fake tools for one conversation."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        store: FakeStore,
+        *,
+        conversation_id: str,
+        validators: ValidatorCache | None = None,
+        registry: Mapping[str, FakeTool] = REGISTRY,
+    ) -> None:
+        self.offered = {tool.name: tool for tool in tools}
+        self.store = store
+        self.conversation_id = conversation_id
+        self.validators = validators or ValidatorCache()
+        self.registry = registry
+
+    def writes(self, name: str) -> bool:
+        """True when ``name`` is a write tool (by its fake, or by the offered tool's ``side_effect``)."""
+        fake = self.registry.get(name)
+        tool = self.offered.get(name)
+        return (fake is not None and fake.writes) or (tool is not None and tool.side_effect == "write")
+
+    def execute(self, call: ToolCall, call_id: str | None = None) -> Execution:
+        """Execute ``call``; ``call_id`` overrides ``call.id`` (for calls the provider sent without one)."""
+        answer_id = call_id or call.id or ""
+        tool = self.offered.get(call.name)
+        if tool is None:
+            offered = ", ".join(sorted(self.offered))
+            message = f"There is no tool named {call.name!r}. Available tools: {offered}."
+            return Execution(answer_id, call.name, fail("UNKNOWN_TOOL", message, [f"name: {call.name!r}"]))
+        fake = self.registry.get(call.name)
+        if fake is None:
+            message = (
+                f"Tool {call.name!r} has no fake implementation; it cannot be executed in this benchmark."
+            )
+            return Execution(answer_id, call.name, fail("NOT_IMPLEMENTED", message))
+        problems = self._argument_problems(tool, call)
+        if problems:
+            message = "The tool arguments did not match the schema."
+            return Execution(answer_id, call.name, fail("INVALID_ARGUMENTS", message, problems))
+        arguments: dict[str, Any] = call.arguments
+        key = idempotency_key(self.conversation_id, answer_id, call.name, arguments)
+        if fake.writes and key in self.store.replays:
+            self.store.replayed += 1
+            return Execution(answer_id, call.name, self.store.replays[key], replayed=True, key=key)
+        before = self.store.side_effect_count
+        context = CallContext(
+            conversation_id=self.conversation_id, call_id=answer_id, tool=call.name, key=key
+        )
+        try:
+            content = fake.run(self.store, arguments, context)
+        except ToolFailure as failure:
+            content = failure.envelope
+        if fake.writes and not is_retryable(content):
+            self.store.replays[key] = content
+        changed = self.store.side_effect_count > before
+        return Execution(answer_id, call.name, content, side_effect=changed, key=key if fake.writes else None)
+
+    def _argument_problems(self, tool: Tool, call: ToolCall) -> list[str]:
+        if call.parse_error is not None:
+            return [f"(root): the arguments are not valid JSON: {call.parse_error}"]
+        if not isinstance(call.arguments, dict):
+            return [f"(root): the arguments must be a JSON object, got {type(call.arguments).__name__}"]
+        return self.validators.validate(tool.parameters, call.arguments).errors
