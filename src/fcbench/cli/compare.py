@@ -33,6 +33,7 @@ def compare(
     allow_dataset_change: bool = typer.Option(
         False, "--allow-dataset-change", help="Compare even when the dataset versions differ."
     ),
+    profile: str = typer.Option("strict", "--profile", help="Scoring profile: strict or bfcl."),
 ) -> None:
     """Compare NEW against BASE per target and metric; exit 1 when NEW regressed."""
     if max_drop < 0:
@@ -41,8 +42,8 @@ def compare(
         raise ConfigError("must be between 0 and 1", key="--alpha")
     modes = mode or None
     comparison = compare_runs(
-        compute_metrics(base, modes=modes),
-        compute_metrics(new, modes=modes),
+        compute_metrics(base, modes=modes, profile=profile),
+        compute_metrics(new, modes=modes, profile=profile),
         max_drop=max_drop,
         alpha=alpha,
         allow_dataset_change=allow_dataset_change,

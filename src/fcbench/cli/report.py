@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from fcbench.report.render import render_report
+from fcbench.report.render import render_profiles, render_report
 
 
 class ReportFormat(StrEnum):
@@ -26,9 +26,20 @@ def report(
     fmt: ReportFormat = typer.Option(ReportFormat.md, "--format", "-f", help="Output format."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
     mode: list[str] | None = typer.Option(None, "--mode", help="Only this mode (repeatable)."),
+    profile: str = typer.Option(
+        "strict",
+        "--profile",
+        help="Scoring profile(s): strict, bfcl, or 'strict,bfcl' side by side (md, json).",
+    ),
 ) -> None:
     """Report per-target metrics of a run, every rate with its numerator and denominator."""
-    text = render_report(run, fmt.value, modes=mode or None)
+    profiles = [p.strip() for p in profile.split(",") if p.strip()]
+    if len(profiles) > 1:
+        text = render_profiles(run, fmt.value, profiles, modes=mode or None)
+    else:
+        text = render_report(
+            run, fmt.value, modes=mode or None, profile=profiles[0] if profiles else "strict"
+        )
     if output is None:
         sys.stdout.write(text)
         return

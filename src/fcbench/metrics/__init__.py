@@ -53,20 +53,33 @@ from fcbench.metrics.observe import (
     target_label,
 )
 from fcbench.records import RECORDS_FILE, iter_record_dicts, read_manifest
+from fcbench.regrade import regrade_records
+from fcbench.suite.loader import load_suite
 
 RecordObserver = Callable[[dict[str, Any]], None]
 """Called with every record dict read, before aggregation (lets a report collect drill-down rows)."""
 
 
 def compute_metrics(
-    run_dir: Path, *, modes: Iterable[str] | None = None, observer: RecordObserver | None = None
+    run_dir: Path,
+    *,
+    modes: Iterable[str] | None = None,
+    observer: RecordObserver | None = None,
+    profile: str = "strict",
 ) -> RunMetrics:
-    """Read ``manifest.json`` and ``records.jsonl`` of ``run_dir`` and aggregate them in one pass."""
+    """Read ``manifest.json`` and ``records.jsonl`` of ``run_dir`` and aggregate them in one pass.
+
+    Records carry the ``strict`` verdicts made when they were observed; another scoring
+    ``profile`` (e.g. ``bfcl``) re-grades each record against the run's suite on the way.
+    """
     manifest = read_manifest(run_dir)
     wanted = set(modes) if modes is not None else None
     acc = RunAccumulator()
     read = 0
-    for rec in iter_record_dicts(run_dir / RECORDS_FILE):
+    records: Iterable[dict[str, Any]] = iter_record_dicts(run_dir / RECORDS_FILE)
+    if profile != "strict":
+        records = regrade_records(records, load_suite(manifest.suite_ref or manifest.suite), profile)
+    for rec in records:
         read += 1
         if wanted is not None and rec.get("mode") not in wanted:
             continue

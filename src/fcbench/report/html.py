@@ -251,11 +251,14 @@ def _environment() -> jinja2.Environment:
 
 
 def render_html(
-    run_dir: Path, modes: list[str] | None = None, max_observations: int = MAX_OBSERVATIONS
+    run_dir: Path,
+    modes: list[str] | None = None,
+    max_observations: int = MAX_OBSERVATIONS,
+    profile: str = "strict",
 ) -> str:
     """Read the run once and render the self-contained HTML report."""
     sampler = ObservationSampler(limit=max_observations)
-    metrics = compute_metrics(run_dir, modes=modes, observer=sampler)
+    metrics = compute_metrics(run_dir, modes=modes, observer=sampler, profile=profile)
     return render_html_from(metrics, sampler, run_dir)
 
 

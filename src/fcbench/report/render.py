@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from fcbench.errors import ConfigError
 from fcbench.metrics import RunMetrics, compute_metrics
+from fcbench.records import read_manifest
+from fcbench.regrade import disagreements
+from fcbench.report.common import md_escape
 from fcbench.report.csvfmt import render_csv
 from fcbench.report.jsonfmt import render_json
 from fcbench.report.junit import render_junit
 from fcbench.report.markdown import render_markdown
+from fcbench.suite.loader import load_suite
 
 RENDERERS: dict[str, Callable[[RunMetrics], str]] = {
     "md": render_markdown,
@@ -22,13 +29,47 @@ RENDERERS: dict[str, Callable[[RunMetrics], str]] = {
 FORMATS: tuple[str, ...] = (*RENDERERS, "html")
 
 
-def render_report(run_dir: Path, fmt: str = "md", modes: list[str] | None = None) -> str:
-    """Compute the run's metrics (restricted to ``modes`` when given) and render them as ``fmt``."""
+def render_report(
+    run_dir: Path, fmt: str = "md", modes: list[str] | None = None, profile: str = "strict"
+) -> str:
+    """The run's metrics (only ``modes``, scored by ``profile``) rendered as ``fmt``."""
     if fmt == "html":
         from fcbench.report.html import render_html
 
-        return render_html(run_dir, modes=modes)
+        return render_html(run_dir, modes=modes, profile=profile)
     renderer = RENDERERS.get(fmt)
     if renderer is None:
         raise ValueError(f"unknown report format {fmt!r}; choose from {', '.join(FORMATS)}")
-    return renderer(compute_metrics(run_dir, modes=modes))
+    return renderer(compute_metrics(run_dir, modes=modes, profile=profile))
+
+
+def render_profiles(run_dir: Path, fmt: str, profiles: list[str], modes: list[str] | None = None) -> str:
+    """Several scoring profiles side by side, and the observations where their verdicts disagree."""
+    if fmt not in ("md", "json"):
+        raise ConfigError(f"several profiles can be shown in md or json, not {fmt}", key="--profile")
+    manifest = read_manifest(run_dir)
+    suite = load_suite(manifest.suite_ref or manifest.suite)
+    split = disagreements(run_dir, suite, profiles)
+    if fmt == "json":
+        data = {p: json.loads(compute_metrics(run_dir, modes=modes, profile=p).to_json()) for p in profiles}
+        return json.dumps({"profiles": data, "disagreements": split}, indent=2) + "\n"
+    parts = []
+    for p in profiles:
+        metrics = compute_metrics(run_dir, modes=modes, profile=p)
+        parts.append(f"# Scoring profile: {p}\n\n" + render_markdown(metrics))
+    parts.append(_disagreement_table(profiles, split))
+    return "\n\n".join(parts)
+
+
+def _disagreement_table(profiles: list[str], split: list[dict[str, Any]]) -> str:
+    header = f"# Where {' and '.join(profiles)} disagree ({len(split)} observations)\n\n"
+    if not split:
+        return header + "The profiles agree on every observation.\n"
+    columns = ["Target", "Case", "Repeat", "Mode"] + [f"{p} passed" for p in profiles] + ["Reasons"]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in split:
+        reasons = "; ".join(f"{p}: {', '.join(row['reasons'][p]) or '-'}" for p in profiles)
+        cells = [row["target"], row["case_id"], str(row["repeat"]), row["mode"]]
+        cells += [str(row["passed"][p]) for p in profiles] + [reasons]
+        lines.append("| " + " | ".join(md_escape(str(c)) for c in cells) + " |")
+    return header + "\n".join(lines) + "\n"
