@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+import os
 import re
 import resource
 import subprocess
@@ -45,6 +46,15 @@ def start_mock(latency_ms: int) -> tuple[subprocess.Popen[str], dict[str, str]]:
         if match:
             urls[match.group(1)] = match.group(2)
     return proc, urls
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of another process (Linux ``/proc``), or None where unavailable."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_seconds() -> float:
@@ -86,10 +96,12 @@ def main() -> None:
                 }
             )
             spec = prepare(config, out_root=Path(tmp), resume_dir=None, shard=None)
+            mock_before = process_cpu_seconds(proc.pid)
             cpu_before, wall_before = cpu_seconds(), time.perf_counter()
             result = asyncio.run(execute(spec, mock_url=None))
             wall = time.perf_counter() - wall_before
             cpu = cpu_seconds() - cpu_before
+            mock_after = process_cpu_seconds(proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -104,6 +116,11 @@ def main() -> None:
     print(f"observations/s      {n / wall:.1f}")
     print(f"CPU per observation {1000 * cpu / n:.2f} ms (user+sys of the runner process)")
     print(f"peak RSS            {peak_mib:.0f} MiB")
+    if mock_before is not None and mock_after is not None:
+        print(
+            f"mock CPU per obs.   {1000 * (mock_after - mock_before) / n:.2f} ms (the provider's share, "
+            f"another process; {os.cpu_count()} cores on this machine)"
+        )
 
 
 if __name__ == "__main__":

@@ -244,6 +244,7 @@ async def execute(spec: RunSpec, *, mock_url: str | None, progress: ProgressSink
         timeout_s=config.timeout_ms / 1000,
         retry=RetryPolicy(max_retries=config.max_retries, budget=retry_budget),
         redactor=Redactor(spec.api_keys.values()),
+        concurrency=config.concurrency,
     )
     ctx = ObservationContext(
         run_id=spec.run_id,

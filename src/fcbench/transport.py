@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import ssl
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -23,6 +24,9 @@ from fcbench.adapters.base import Adapter, BuiltRequest, ParsedTurn
 from fcbench.contract import ProviderErrorOutcome
 from fcbench.endpoints import Endpoint
 from fcbench.redact import Redactor
+
+CONNECTIONS_PER_CLIENT = 8
+"""Connections per pooled client; an endpoint gets as many clients as its concurrency needs."""
 
 RETRYABLE_CODES = frozenset({"rate_limited", "server", "overloaded", "timeout", "bad_response"})
 KEEP_RESPONSE_HEADERS = ("content-type", "retry-after", "retry-after-ms", "x-request-id", "request-id")
@@ -83,13 +87,17 @@ class Transport:
         retry: RetryPolicy | None = None,
         redactor: Redactor | None = None,
         extra_headers: dict[str, str] | None = None,
+        concurrency: int = 64,
     ) -> None:
         self._timeout = timeout_s
         self._retry = retry or RetryPolicy()
         self._budget = RetryBudget(self._retry.budget)
         self._redactor = redactor or Redactor()
         self._extra_headers = extra_headers or {}
-        self._clients: dict[str, httpx.AsyncClient] = {}
+        self._concurrency = concurrency
+        self._ssl: ssl.SSLContext | None = None
+        self._clients: dict[str, list[httpx.AsyncClient]] = {}
+        self._rotation: dict[str, itertools.cycle[httpx.AsyncClient]] = {}
         self._limits: dict[str, asyncio.Semaphore] = {}
         self._replicas: dict[str, itertools.cycle[str]] = {}
 
@@ -99,17 +107,30 @@ class Transport:
         return self._budget.spent
 
     def _client(self, endpoint: Endpoint) -> httpx.AsyncClient:
-        client = self._clients.get(endpoint.name)
-        if client is None:
+        """The next client of the endpoint's pool (round-robin).
+
+        httpcore scans every connection of a pool for each request, so one pool of a hundred
+        connections costs milliseconds of CPU per request; several small pools keep that flat.
+        """
+        clients = self._clients.get(endpoint.name)
+        if clients is None:
+            in_flight = min(endpoint.max_concurrency or self._concurrency, self._concurrency)
+            count = max(1, -(-in_flight // CONNECTIONS_PER_CLIENT))
             limits = httpx.Limits(
-                max_connections=endpoint.max_concurrency or 200, max_keepalive_connections=200
+                max_connections=-(-in_flight // count), max_keepalive_connections=-(-in_flight // count)
             )
-            client = httpx.AsyncClient(timeout=httpx.Timeout(self._timeout), limits=limits)
-            self._clients[endpoint.name] = client
+            if self._ssl is None:
+                self._ssl = httpx.create_ssl_context()
+            clients = [
+                httpx.AsyncClient(timeout=httpx.Timeout(self._timeout), limits=limits, verify=self._ssl)
+                for _ in range(count)
+            ]
+            self._clients[endpoint.name] = clients
+            self._rotation[endpoint.name] = itertools.cycle(clients)
             self._replicas[endpoint.name] = itertools.cycle(endpoint.base_urls)
             if endpoint.max_concurrency:
                 self._limits[endpoint.name] = asyncio.Semaphore(endpoint.max_concurrency)
-        return client
+        return next(self._rotation[endpoint.name])
 
     @asynccontextmanager
     async def _slot(self, endpoint: Endpoint) -> AsyncIterator[None]:
@@ -122,8 +143,9 @@ class Transport:
 
     async def aclose(self) -> None:
         """Close every pooled client."""
-        for client in self._clients.values():
-            await client.aclose()
+        for clients in self._clients.values():
+            for client in clients:
+                await client.aclose()
         self._clients.clear()
 
     async def exchange(

@@ -55,6 +55,7 @@ import copy
 import json
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from typing import Any, Literal
 
 from fcbench.adapters.base import SchemaChange
@@ -409,16 +410,24 @@ def apply(dialect: str, tool: Tool, *, strict: bool = False) -> tuple[dict[str, 
     """The parameters schema to send for ``tool`` in ``dialect``, and every change made to it.
 
     ``tool.parameters`` is never modified. Raises :class:`~fcbench.errors.TargetError` for a
-    dialect without a registered transform.
+    dialect without a registered transform. Each distinct (dialect, tool, strict) is transformed
+    once; every call gets its own copy of the result.
     """
-    transform = TRANSFORMS.get(dialect)
-    if transform is None:
+    if dialect not in TRANSFORMS:
         raise TargetError(
             f"no schema transform for dialect {dialect!r}; known: {', '.join(sorted(TRANSFORMS))}"
         )
+    params_json, changes = _apply_once(dialect, tool.model_dump_json(), strict)
+    return json.loads(params_json), list(changes)
+
+
+@lru_cache(maxsize=4096)
+def _apply_once(dialect: str, tool_json: str, strict: bool) -> tuple[str, tuple[SchemaChange, ...]]:
+    """The transformed schema as JSON text (copied cheaply by parsing) and the changes made."""
+    tool = Tool.model_validate_json(tool_json)
     params = copy.deepcopy(tool.parameters)
-    changes = transform(tool, params, strict)
-    return params, changes
+    changes = TRANSFORMS[dialect](tool, params, strict)
+    return json.dumps(params), tuple(changes)
 
 
 __all__ = ["GEMINI_SCHEMA_FIELD", "TRANSFORMS", "Transform", "apply"]
