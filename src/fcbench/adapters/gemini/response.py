@@ -158,6 +158,7 @@ def replay_parts(parts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         if (
             plain
             and previous is not None
+            and isinstance(previous.get("text"), str)
             and set(previous) == set(part)
             and previous.get("thought") == part.get("thought")
         ):

@@ -21,6 +21,7 @@ from typing import Any
 from fcbench.adapters.base import BuiltRequest, RequestOptions, SchemaChange, ToolChoice
 from fcbench.adapters.common import result_text
 from fcbench.adapters.openai_chat.request import wire_arguments
+from fcbench.adapters.openai_chat.tools import add_tools
 from fcbench.contract import (
     AssistantMessage,
     Message,
@@ -137,23 +138,7 @@ def build_request(
         body["temperature"] = options.temperature
     if options.seed is not None:
         notes.append(f"seed {options.seed} not sent: the Responses API has no seed parameter")
-    if tools:
-        wire_tools = []
-        for tool in tools:
-            wire, tool_changes = wire_tool(tool, options.strict)
-            wire_tools.append(wire)
-            changes.extend(tool_changes)
-        body["tools"] = wire_tools
-        body["tool_choice"] = wire_tool_choice(tool_choice, [t.name for t in tools], notes)
-        if options.parallel_tool_calls is not None:
-            body["parallel_tool_calls"] = options.parallel_tool_calls
-    else:
-        if tool_choice.mode in ("required", "named"):
-            notes.append(f"tool_choice {tool_choice.mode!r} asked with no tools offered; left out")
-        if options.parallel_tool_calls is not None:
-            notes.append("parallel_tool_calls set with no tools offered; left out")
-        if options.strict:
-            notes.append("strict mode asked with no tools offered; nothing to apply it to")
+    changes.extend(add_tools(body, tools, tool_choice, options, wire_tool, wire_tool_choice, notes))
     if options.stream:
         body["stream"] = True
     return BuiltRequest(path=PATH, body=body, stream=options.stream, schema_changes=changes, notes=notes)
