@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import secrets
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -151,7 +152,7 @@ def _plan(spec: RunSpec) -> list[Planned]:
     return [p for p in plan if spec.shard is None or spec.shard.owns(p.seq)]
 
 
-def _execution_order(plan: list[Planned]) -> list[Planned]:
+def execution_order(plan: list[Planned]) -> list[Planned]:
     """Interleave targets (and repeats last) so endpoints share the load and early results span targets."""
     index = {label: i for i, label in enumerate(dict.fromkeys(p.target.label for p in plan))}
     return sorted(plan, key=lambda p: (p.repeat, p.case.id, p.mode, index[p.target.label]))
@@ -234,7 +235,7 @@ async def execute(spec: RunSpec, *, mock_url: str | None, progress: ProgressSink
         (spec.run_dir / CONFIG_FILE).write_text(config.model_dump_json(indent=2, by_alias=False) + "\n")
         write_manifest(spec.run_dir, manifest)
     done = recorded_keys(spec.run_dir)
-    todo = [p for p in _execution_order(plan) if p.key not in done]
+    todo = [p for p in execution_order(plan) if p.key not in done]
     observers = default_observers()
     unknown = sorted({p.mode for p in todo} - set(observers))
     if unknown:
@@ -258,25 +259,47 @@ async def execute(spec: RunSpec, *, mock_url: str | None, progress: ProgressSink
         seed=config.seed,
     )
     sink = progress or ProgressSink()
-    totals: dict[str, int] = {}
-    for p in plan:
-        totals[p.target.label] = totals.get(p.target.label, 0) + 1
-    already: dict[str, int] = {}
-    for p in plan:
-        if p.key in done:
-            already[p.target.label] = already.get(p.target.label, 0) + 1
-    sink.start(totals, already)
+    already = Counter(p.target.label for p in plan if p.key in done)
+    sink.start(dict(Counter(p.target.label for p in plan)), dict(already))
+
+    async def observe(ctx: ObservationContext, planned: Planned) -> Record:
+        return await observers[planned.mode](ctx, planned)
+
+    try:
+        recorded = await run_plan(ctx, todo, observe, spec.run_dir / RECORDS_FILE, sink, config.concurrency)
+    finally:
+        await transport.aclose()
+    if len(recorded_keys(spec.run_dir)) >= len(plan):
+        manifest = manifest.model_copy(update={"finished_at": now_iso()})
+        write_manifest(spec.run_dir, manifest)
+    return RunResult(
+        spec.run_dir, manifest, len(plan), recorded, len(plan) - len(todo), transport.retries_spent
+    )
+
+
+async def run_plan(
+    ctx: ObservationContext,
+    todo: list[Planned],
+    observe: Observer,
+    records_path: Path,
+    sink: ProgressSink,
+    concurrency: int,
+) -> int:
+    """Observe ``todo`` with ``concurrency`` asyncio workers, appending one record each; return the count.
+
+    A harness exception in one observation becomes a ``provider_error: harness`` record and the
+    workers go on.
+    """
     recorded = 0
     queue: Iterator[Planned] = iter(todo)
-
-    with RecordWriter(spec.run_dir / RECORDS_FILE) as writer:
+    with RecordWriter(records_path) as writer:
 
         async def worker() -> None:
             nonlocal recorded
             for planned in queue:
                 started = now_iso()
                 try:
-                    record = await observers[planned.mode](ctx, planned)
+                    record = await observe(ctx, planned)
                 except Exception as exc:  # a harness bug must not stop the run
                     record = harness_error_record(ctx, planned, started, exc)
                 writer.append(record)
@@ -284,16 +307,10 @@ async def execute(spec: RunSpec, *, mock_url: str | None, progress: ProgressSink
                 sink.advance(planned.target.label, record)
 
         try:
-            await asyncio.gather(*(worker() for _ in range(min(config.concurrency, max(len(todo), 1)))))
+            await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(todo), 1)))))
         finally:
-            await transport.aclose()
             sink.stop()
-    if len(recorded_keys(spec.run_dir)) >= len(plan):
-        manifest = manifest.model_copy(update={"finished_at": now_iso()})
-        write_manifest(spec.run_dir, manifest)
-    return RunResult(
-        spec.run_dir, manifest, len(plan), recorded, len(plan) - len(todo), transport.retries_spent
-    )
+    return recorded
 
 
 def stored_config(run_dir: Path) -> RunConfig:

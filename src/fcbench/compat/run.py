@@ -10,8 +10,8 @@ afterwards (:mod:`fcbench.compat.classify`), so a run directory can be re-read a
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -22,12 +22,20 @@ from fcbench.compat.probes import CompatPlan, ProbeRequest, StrictChoice, build_
 from fcbench.config import RunConfig
 from fcbench.contract import Message, UserMessage
 from fcbench.grading import grade
-from fcbench.observe import ObservationContext, case_ref, harness_error_record, now_iso
+from fcbench.observe import ObservationContext, case_ref, now_iso
 from fcbench.plan import Planned, Target
 from fcbench.pricing import PriceTable
-from fcbench.records import RECORDS_FILE, Manifest, Record, RecordWriter, write_manifest
+from fcbench.records import RECORDS_FILE, Manifest, Record, write_manifest
 from fcbench.redact import Redactor
-from fcbench.runner import CONFIG_FILE, Observer, ProgressSink, new_run_id, resolve_targets
+from fcbench.runner import (
+    CONFIG_FILE,
+    Observer,
+    ProgressSink,
+    execution_order,
+    new_run_id,
+    resolve_targets,
+    run_plan,
+)
 from fcbench.schema.validate import ValidatorCache
 from fcbench.transport import RetryPolicy, Transport
 
@@ -84,12 +92,6 @@ def plan_observations(spec: CompatSpec) -> list[Planned]:
                 planned.append(Planned(seq=seq, target=target, case=request.case, repeat=repeat, mode=MODE))
                 seq += 1
     return planned
-
-
-def _execution_order(plan: list[Planned]) -> list[Planned]:
-    """Interleave targets so every endpoint is busy from the start."""
-    index = {label: i for i, label in enumerate(dict.fromkeys(p.target.label for p in plan))}
-    return sorted(plan, key=lambda p: (p.repeat, p.case.id, index[p.target.label]))
 
 
 def compat_observer(plan: CompatPlan, headers: HeaderHook | None = None) -> Observer:
@@ -226,31 +228,13 @@ async def execute_compat(
     ctx = _context(spec, transport)
     observe = compat_observer(spec.plan, headers)
     sink = progress or ProgressSink()
-    totals: dict[str, int] = {}
-    for p in plan:
-        totals[p.target.label] = totals.get(p.target.label, 0) + 1
-    sink.start(totals, {})
-    recorded = 0
-    queue: Iterator[Planned] = iter(_execution_order(plan))
-    with RecordWriter(spec.run_dir / RECORDS_FILE) as writer:
-
-        async def worker() -> None:
-            nonlocal recorded
-            for planned in queue:
-                started = now_iso()
-                try:
-                    record = await observe(ctx, planned)
-                except Exception as exc:  # a harness bug must not stop the run
-                    record = harness_error_record(ctx, planned, started, exc)
-                writer.append(record)
-                recorded += 1
-                sink.advance(planned.target.label, record)
-
-        try:
-            await asyncio.gather(*(worker() for _ in range(min(config.concurrency, max(len(plan), 1)))))
-        finally:
-            await transport.aclose()
-            sink.stop()
+    sink.start(dict(Counter(p.target.label for p in plan)), {})
+    try:
+        recorded = await run_plan(
+            ctx, execution_order(plan), observe, spec.run_dir / RECORDS_FILE, sink, config.concurrency
+        )
+    finally:
+        await transport.aclose()
     manifest = manifest.model_copy(update={"finished_at": now_iso()})
     write_manifest(spec.run_dir, manifest)
     return CompatRun(spec.run_dir, manifest, len(plan), recorded)
