@@ -132,6 +132,7 @@ def _observation(rec: dict[str, Any], verdict: dict[str, Any] | None, decision: 
         "prompt": _dump(case.get("prompt", "")),
         "outcome": _dump(rec.get("outcome")),
         "verdict": _dump(verdict),
+        "transcript": _dump(rec.get("turns")) if rec.get("turns") else "",
         "request": request,
         "response": response,
         "error": _dump(rec.get("error")),
