@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -24,7 +25,7 @@ def test_requests_are_balanced_across_replicas(
             "cluster": {
                 "dialect": "openai-chat",
                 "base_url": [f"{s.url}/v1" for s in replicas],
-                "key_required": False,
+                "api_key_env": "CLUSTER_KEY",
                 "local": True,
                 "max_concurrency": 4,
             }
@@ -39,6 +40,7 @@ def test_requests_are_balanced_across_replicas(
         [sys.executable, "-m", "fcbench", "run", "--no-progress", "--config", str(path)],
         cwd=tmp_path,
         capture_output=True,
+        env={**os.environ, "CLUSTER_KEY": "replica-test-key"},
         text=True,
         timeout=240,
     )
