@@ -88,10 +88,16 @@ class Endpoint(BaseModel):
                 )
         return MOCK_KEY if self.is_mock else None
 
-    def has_key(self, environ: Mapping[str, str] | None = None) -> bool:
-        """Whether a usable key is present (never returns the key)."""
+    def key_status(self, environ: Mapping[str, str] | None = None) -> str:
+        """``present``, ``missing``, ``optional, not set`` or ``not needed``: never the key itself."""
         env = os.environ if environ is None else environ
-        return not self.key_required or self.is_mock or bool(self.api_key_env and env.get(self.api_key_env))
+        if self.is_mock:
+            return "not needed (embedded mock)"
+        if self.api_key_env and env.get(self.api_key_env):
+            return "present"
+        if not self.key_required:
+            return "optional, not set" if self.api_key_env else "not needed"
+        return "missing"
 
 
 def _builtin() -> dict[str, Endpoint]:

@@ -82,3 +82,11 @@ def test_missing_key_names_the_variable_and_mock_needs_none() -> None:
     ]
     with pytest.raises(TargetError, match="mock provider"):
         sim.resolved(None)
+
+
+def test_key_status_never_shows_the_key() -> None:
+    env = {"OPENAI_API_KEY": "sk-secret-value", "VLLM_API_KEY": ""}
+    assert BUILTIN_ENDPOINTS["openai"].key_status(env) == "present"
+    assert BUILTIN_ENDPOINTS["anthropic"].key_status(env) == "missing"
+    assert BUILTIN_ENDPOINTS["vllm"].key_status(env) == "optional, not set"
+    assert BUILTIN_ENDPOINTS["sim"].key_status(env) == "not needed (embedded mock)"

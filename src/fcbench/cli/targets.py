@@ -24,15 +24,8 @@ def targets_command(
     for column in ("endpoint", "dialect", "base url", "key variable", "key"):
         table.add_column(column)
     for name, endpoint in sorted(all_endpoints(cfg.user_endpoints()).items()):
-        if endpoint.is_mock:
-            key = "not needed (embedded mock)"
-        elif not endpoint.key_required and not endpoint.api_key_env:
-            key = "not needed"
-        else:
-            key = (
-                "present" if endpoint.has_key() else ("optional" if not endpoint.key_required else "missing")
-            )
-        table.add_row(name, endpoint.dialect, ", ".join(endpoint.base_urls), endpoint.api_key_env or "-", key)
+        urls = ", ".join(endpoint.base_urls)
+        table.add_row(name, endpoint.dialect, urls, endpoint.api_key_env or "-", endpoint.key_status())
     console = Console()
     console.print(table)
     console.print("default targets: " + " ".join(DEFAULT_TARGETS), highlight=False)
