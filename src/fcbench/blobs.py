@@ -47,15 +47,24 @@ def _complete_members(data: bytes) -> tuple[int, list[bytes]]:
     return offset, members
 
 
+def _blob_lines(content: bytes) -> Iterator[dict[str, Any]]:
+    """The blobs of one member's lines; a line that is not a blob (damaged by hand or disk) is skipped."""
+    for line in content.splitlines():
+        try:
+            blob = json.loads(line) if line.strip() else None
+        except ValueError:
+            continue
+        if isinstance(blob, dict) and isinstance(blob.get("id"), str) and "value" in blob:
+            yield blob
+
+
 def iter_blobs(path: Path) -> Iterator[dict[str, Any]]:
-    """Every complete blob line of a blob file (a torn last member is ignored)."""
+    """Every complete blob line of a blob file (a torn last member and damaged lines are ignored)."""
     if not path.exists():
         return
     _, members = _complete_members(path.read_bytes())
     for content in members:
-        for line in content.splitlines():
-            if line:
-                yield json.loads(line)
+        yield from _blob_lines(content)
 
 
 def load_blobs(run_dir: Path) -> dict[str, Any]:
@@ -109,7 +118,7 @@ class BlobStore:
         if end < len(data):
             with path.open("rb+") as fh:
                 fh.truncate(end)
-        self._known = {json.loads(line)["id"] for content in members for line in content.splitlines() if line}
+        self._known = {blob["id"] for content in members for blob in _blob_lines(content)}
         self._pending: list[str] = []
         self._file = path.open("ab")
 

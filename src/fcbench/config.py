@@ -43,6 +43,14 @@ class EndpointConfig(BaseModel):
             raise ValueError(f"unknown dialect {value!r}; known: {', '.join(dialects())}")
         return value
 
+    @field_validator("base_url")
+    @classmethod
+    def _non_empty_url(cls, value: str | list[str]) -> str | list[str]:
+        urls = [value] if isinstance(value, str) else value
+        if not urls or any(not u.strip() for u in urls):
+            raise ValueError("must be a non-empty URL or list of URLs")
+        return value
+
     @field_validator("headers")
     @classmethod
     def _no_secret_headers(cls, value: dict[str, str]) -> dict[str, str]:
@@ -130,16 +138,26 @@ def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> R
             text = path.read_text(encoding="utf-8-sig")
         except FileNotFoundError as exc:
             raise ConfigError("config file not found", path=str(path)) from exc
+        except OSError as exc:
+            raise ConfigError(f"cannot be read: {exc.strerror or exc}", path=str(path)) from exc
         except UnicodeDecodeError as exc:
             raise ConfigError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=str(path)) from exc
         try:
             loaded = yaml.safe_load(text) if text.strip() else None
+            json.dumps(loaded, ensure_ascii=False, default=str, skipkeys=True).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            escape = f"\\u{ord(exc.object[exc.start]):04x}"
+            raise ConfigError(
+                f"holds a lone surrogate {escape}, which is not valid Unicode", path=str(path)
+            ) from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = f"line {mark.line + 1}: " if mark is not None else ""
             raise ConfigError(
                 f"{line}invalid YAML/JSON: {getattr(exc, 'problem', exc)}", path=str(path)
             ) from exc
+        except RecursionError:
+            raise ConfigError("invalid YAML/JSON: nested too deeply to read", path=str(path)) from None
         if loaded is None:
             raise ConfigError("config file is empty", path=str(path))
         if not isinstance(loaded, dict):

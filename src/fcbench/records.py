@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fcbench.blobs import BLOBS_FILE, BlobStore
 from fcbench.errors import RunStateError
@@ -134,8 +134,10 @@ def read_manifest(run_dir: Path) -> Manifest:
         raise RunStateError(f"{run_dir}: not a run directory (no {MANIFEST_FILE})")
     try:
         return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise RunStateError(f"{path}: invalid manifest: {exc}") from exc
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(root)"
+        raise RunStateError(f"{path}: invalid manifest: {where}: {first['msg']}") from exc
 
 
 class RecordWriter:
@@ -224,7 +226,7 @@ def iter_record_dicts(path: Path) -> Iterator[dict[str, Any]]:
                 return
             try:
                 yield json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
 
 

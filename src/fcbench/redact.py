@@ -20,7 +20,10 @@ class Redactor:
     """Replaces known secret values (and values of well-known secret headers and query keys)."""
 
     def __init__(self, secrets: Iterable[str | None] = ()) -> None:
-        self._secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+        # A key pasted with a stray newline or space is also redacted without it: error messages
+        # (e.g. "Illegal header value b'Bearer sk-...\\n'") show it escaped or trimmed.
+        forms = {form for s in secrets if s for form in (s, s.strip())}
+        self._secrets = sorted({s for s in forms if len(s) >= 4}, key=len, reverse=True)
 
     def with_secret(self, secret: str | None) -> Redactor:
         """A redactor that also knows ``secret``."""

@@ -287,8 +287,8 @@ async def run_plan(
 ) -> int:
     """Observe ``todo`` with ``concurrency`` asyncio workers, appending one record each; return the count.
 
-    A harness exception in one observation becomes a ``provider_error: harness`` record and the
-    workers go on.
+    A harness exception in one observation, or a record that cannot be serialised, becomes a
+    ``provider_error: harness`` record and the workers go on.
     """
     recorded = 0
     queue: Iterator[Planned] = iter(todo)
@@ -302,7 +302,11 @@ async def run_plan(
                     record = await observe(ctx, planned)
                 except Exception as exc:  # a harness bug must not stop the run
                     record = harness_error_record(ctx, planned, started, exc)
-                writer.append(record)
+                try:
+                    writer.append(record)
+                except (ValueError, RecursionError) as exc:  # unstorable, e.g. nested too deep for JSON
+                    record = harness_error_record(ctx, planned, started, exc)
+                    writer.append(record)
                 recorded += 1
                 sink.advance(planned.target.label, record)
 

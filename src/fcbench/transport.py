@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 import ssl
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -75,6 +76,34 @@ class Exchange:
 
 def _error_turn(code: str, message: str, status: int | None = None) -> ParsedTurn:
     return ParsedTurn(outcome=ProviderErrorOutcome(code=code, message=message, status=status))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(value: Any) -> Any:
+    """A copy of a JSON value whose strings can all be written as UTF-8.
+
+    JSON escapes can carry UTF-16 surrogates, e.g. an emoji whose two halves a server sent in two
+    stream chunks. Such halves are joined into the character they encode; a lone surrogate becomes
+    U+FFFD, as an undecodable byte would.
+    """
+    if isinstance(value, str):
+        if _SURROGATE.search(value) is None:
+            return value
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if isinstance(value, list):
+        return [valid_unicode(v) for v in value]
+    if isinstance(value, dict):
+        return {valid_unicode(k): valid_unicode(v) for k, v in value.items()}
+    return value
+
+
+def clean_turn(turn: ParsedTurn, redactor: Redactor) -> ParsedTurn:
+    """``turn`` with secrets redacted (a provider may echo the key back) and every string storable."""
+    data = turn.model_dump()
+    clean = redactor.json(valid_unicode(data))
+    return turn if clean == data else ParsedTurn.model_validate(clean)
 
 
 class Transport:
@@ -186,9 +215,10 @@ class Transport:
             attempts.append({"status": response_raw.get("status"), "code": code, "latency_ms": latency_ms})
             retry = code in RETRYABLE_CODES and attempt <= self._retry.max_retries and self._budget.take()
             if not retry:
-                raw = {"request": request_raw, "response": redactor.json(response_raw)}
+                raw = {"request": request_raw, "response": redactor.json(valid_unicode(response_raw))}
                 if len(attempts) > 1:
                     raw["attempts"] = attempts
+                turn = clean_turn(turn, redactor)
                 return Exchange(turn=turn, latency_ms=latency_ms, attempts=attempt, raw=raw)
             wait = retry_hint if retry_hint is not None else self._retry.backoff_s * 2 ** (attempt - 1)
             await asyncio.sleep(min(max(wait, 0.0), self._retry.max_wait_s))
@@ -222,7 +252,7 @@ class Transport:
         body: Any
         try:
             body = response.json()
-        except ValueError:
+        except (ValueError, RecursionError):
             body = response.text
         headers = {k: v for k, v in response.headers.items() if k.lower() in KEEP_RESPONSE_HEADERS}
         raw = {"status": response.status_code, "headers": headers, "body": body}

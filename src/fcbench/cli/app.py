@@ -51,6 +51,9 @@ USAGE_ERRORS: tuple[type[Exception], ...] = (
 )
 """Bad flags or unknown commands, from click or the copy of click bundled with typer: exit code 2."""
 
+MAX_ERROR_CHARS = 4000
+"""Longest error message printed (a huge value in a user's file is not echoed in full)."""
+
 WIDE_OUTPUT_COLUMNS = "200"
 """Table width when output is not a terminal, so piped tables are not truncated."""
 
@@ -63,7 +66,10 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = app(args=argv, standalone_mode=False)
     except FcbenchError as exc:
-        message = f"[bold red]error:[/] {escape(str(exc))}"
+        text = str(exc)
+        if len(text) > MAX_ERROR_CHARS:
+            text = text[:MAX_ERROR_CHARS] + f"... ({len(text) - MAX_ERROR_CHARS} more characters)"
+        message = f"[bold red]error:[/] {escape(text)}"
         Console(stderr=True).print(message, markup=True, highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:

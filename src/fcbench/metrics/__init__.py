@@ -32,6 +32,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from fcbench.errors import RunStateError
 from fcbench.metrics.aggregate import RunAccumulator
 from fcbench.metrics.models import (
     METRICS_VERSION,
@@ -52,7 +55,7 @@ from fcbench.metrics.observe import (
     outcome_key,
     target_label,
 )
-from fcbench.records import RECORDS_FILE, iter_record_dicts, read_manifest
+from fcbench.records import RECORDS_FILE, Record, iter_record_dicts, read_manifest
 from fcbench.regrade import regrade_records
 from fcbench.suite.loader import load_suite
 
@@ -81,12 +84,31 @@ def compute_metrics(
         records = regrade_records(records, load_suite(manifest.suite_ref or manifest.suite), profile)
     for rec in records:
         read += 1
-        if wanted is not None and rec.get("mode") not in wanted:
-            continue
-        if observer is not None:
-            observer(rec)
-        acc.add(rec)
+        try:
+            if wanted is not None and rec.get("mode") not in wanted:
+                continue
+            if observer is not None:
+                observer(rec)
+            acc.add(rec)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            error = _bad_record(run_dir, read, rec)
+            if error is None:
+                raise
+            raise error from None
     return acc.finish(manifest, read, wanted)
+
+
+def _bad_record(run_dir: Path, number: int, rec: Any) -> RunStateError | None:
+    """A clear error when record ``number`` is not a record at all; None when it is (a real bug)."""
+    try:
+        Record.model_validate(rec)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(root)"
+        return RunStateError(
+            f"{run_dir / RECORDS_FILE}: record {number} is not a valid record: {where}: {first['msg']}"
+        )
+    return None
 
 
 __all__ = [

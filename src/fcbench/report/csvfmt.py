@@ -4,6 +4,7 @@ Columns: ``run_id, target, mode, metric, key, n, d, value``. Rates fill ``n`` an
 rate (0..1) in ``value``; counts and scalars leave ``n``/``d`` empty. ``key`` names the category,
 tag, error code, k, or ``expected->decision`` cell where a metric has several entries.
 ``pass_hat_k`` and ``latency_ms`` put the number of cases / observations they summarise in ``d``.
+Text cells that would start a spreadsheet formula (``=``, ``+``, ``-``, ``@``) get a leading ``'``.
 """
 
 from __future__ import annotations
@@ -27,9 +28,8 @@ def render_csv(metrics: RunMetrics) -> str:
     writer.writerow(CSV_COLUMNS)
     for t in metrics.targets:
         for metric, key, n, d, value in _rows(t):
-            writer.writerow(
-                [metrics.run.run_id, t.target, t.mode, metric, key, _cell(n), _cell(d), _cell(value)]
-            )
+            texts = (metrics.run.run_id, t.target, t.mode, metric, key)
+            writer.writerow([*map(_text, texts), _cell(n), _cell(d), _cell(value)])
     return buf.getvalue()
 
 
@@ -65,6 +65,15 @@ def _rows(t: TargetMetrics) -> Iterator[Row]:
     yield ("cost_usd", "", None, None, t.cost_usd)
     yield ("cost_per_pass", "", None, None, t.cost_per_pass)
     yield ("duplicates", "", None, None, t.duplicates)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""A text cell starting with one of these would run as a formula in a spreadsheet."""
+
+
+def _text(value: str) -> str:
+    """A text cell (tag, target, run id: possibly from someone else's suite) that cannot start a formula."""
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
 def _cell(value: float | int | None) -> str:

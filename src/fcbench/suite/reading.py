@@ -25,6 +25,10 @@ from fcbench.errors import CaseError
 UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _JSON_WHITESPACE = " \t\n\r"
+MESSAGE_LIMIT = 500
+"""Longest problem message shown; a value a few megabytes long is not echoed in full."""
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A JSON escape of a UTF-16 surrogate; paired ones decode to one character, lone ones are invalid."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,9 @@ class ProblemList:
         self.items: list[Problem] = []
 
     def add(self, path: str, line: int | None, message: str) -> None:
-        """Record one problem."""
+        """Record one problem (a message echoing a huge value is cut to :data:`MESSAGE_LIMIT`)."""
+        if len(message) > MESSAGE_LIMIT:
+            message = message[:MESSAGE_LIMIT] + f"… ({len(message) - MESSAGE_LIMIT} more characters)"
         self.items.append(Problem(path, line, message))
 
     def __len__(self) -> int:
@@ -103,9 +109,20 @@ def _reject_constant(name: str) -> Any:
 def strict_json_loads(text: str) -> Any:
     """Parse JSON, rejecting duplicate keys and NaN/Infinity.
 
-    Raises :class:`json.JSONDecodeError` for syntax errors and :class:`ValueError` otherwise.
+    Raises :class:`json.JSONDecodeError` for syntax errors and :class:`ValueError` otherwise (also
+    for nesting deeper than the decoder can follow, and for a ``\\uD800``-style escape that leaves a
+    lone surrogate, which no UTF-8 file or provider request can carry).
     """
-    return json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
+    try:
+        value = json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
+        if _SURROGATE_ESCAPE.search(text):
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
+    except UnicodeEncodeError as exc:
+        escape = f"\\u{ord(exc.object[exc.start]):04x}"
+        raise ValueError(f"a string holds a lone surrogate {escape}, which is not valid Unicode") from None
+    return value
 
 
 def json_error_message(exc: ValueError) -> str:
