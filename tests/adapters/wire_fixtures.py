@@ -12,11 +12,12 @@ API names used in ``interactions.jsonl``: ``openai_chat``, ``openai_responses``,
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from fcbench.adapters.common import sse_events as split_sse
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 """The ``tests/fixtures`` folder."""
@@ -28,35 +29,11 @@ SPECS = FIXTURES / "specs"
 SSEEvent = tuple[str | None, str]
 """One dispatched SSE event: ``(event name or None, data)``."""
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def sse_events(text: str) -> list[SSEEvent]:
-    """Split an SSE body into ``(event, data)`` pairs following the WHATWG dispatch rules.
-
-    ``data:`` lines of one event are joined with newlines, one space after the colon is dropped,
-    comment lines (``:``) and ``id``/``retry`` fields are ignored, and an event is dispatched at a
-    blank line (or at the end of the text when it has data). The event name is None when the event
-    had no ``event:`` line.
-    """
-    found: list[SSEEvent] = []
-    name: str | None = None
-    data: list[str] = []
-    for line in [*_LINE_BREAK.split(text), ""]:
-        if line == "":
-            if data:
-                found.append((name, "\n".join(data)))
-            name, data = None, []
-            continue
-        if line.startswith(":"):
-            continue
-        field, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if field == "event":
-            name = value
-        elif field == "data":
-            data.append(value)
-    return found
+    """``(event name or None, data)`` pairs of an SSE body (:func:`fcbench.adapters.common.sse_events`)."""
+    return split_sse(text)
 
 
 @dataclass(frozen=True)

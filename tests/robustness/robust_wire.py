@@ -17,7 +17,6 @@ Damage applied by the strategies:
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -25,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
+
+from fcbench.adapters.common import sse_events as split_sse
 
 WIRE = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
 """Recorded real traffic."""
@@ -38,7 +39,6 @@ API_DIALECTS: dict[str, str] = {
 """API name used in ``interactions.jsonl`` -> fcbench dialect."""
 
 SSEEvent = tuple[str | None, str]
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 HUGE = 200_000
 """Length of the huge strings planted in payloads."""
@@ -49,25 +49,8 @@ DEEP_TEXT = 5_000
 
 
 def sse_events(text: str) -> list[SSEEvent]:
-    """Split an SSE body into ``(event name or None, data)`` pairs (WHATWG dispatch rules)."""
-    found: list[SSEEvent] = []
-    name: str | None = None
-    data: list[str] = []
-    for line in [*_LINE_BREAK.split(text), ""]:
-        if line == "":
-            if data:
-                found.append((name, "\n".join(data)))
-            name, data = None, []
-            continue
-        if line.startswith(":"):
-            continue
-        field, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if field == "event":
-            name = value
-        elif field == "data":
-            data.append(value)
-    return found
+    """``(event name or None, data)`` pairs of an SSE body (:func:`fcbench.adapters.common.sse_events`)."""
+    return split_sse(text)
 
 
 @dataclass(frozen=True)
