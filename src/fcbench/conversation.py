@@ -42,7 +42,7 @@ from fcbench.contract import (
 )
 from fcbench.fake_tools import FakeStore, FakeToolbox, is_ok, load_dataset
 from fcbench.grading import grade
-from fcbench.observe import ObservationContext, case_ref, now_iso
+from fcbench.observe import ObservationContext, now_iso, record_identity
 from fcbench.plan import Planned
 from fcbench.records import Record
 from fcbench.recovery_scoring import (
@@ -333,15 +333,7 @@ async def observe_recovery(
     ]
     notes = list(dict.fromkeys(note for built in conversation.requests for note in built.notes))
     return Record(
-        run_id=ctx.run_id,
-        seq=planned.seq,
-        started_at=started_at,
-        dataset_version=ctx.suite.info.dataset_version,
-        target=target.ref,
-        case_id=case.id,
-        case=case_ref(planned),
-        repeat=planned.repeat,
-        mode=planned.mode,
+        **record_identity(ctx, planned, started_at),
         outcome=scored_turn.outcome.model_dump(),
         anomalies=[a.model_dump() for a in scored_turn.anomalies],
         verdict=verdict,

@@ -68,21 +68,28 @@ def case_ref(planned: Planned) -> CaseRef:
     )
 
 
+def record_identity(ctx: ObservationContext, planned: Planned, started_at: str) -> dict[str, Any]:
+    """The fields every record of an observation starts with: which run, plan slot, target and case."""
+    return {
+        "run_id": ctx.run_id,
+        "seq": planned.seq,
+        "started_at": started_at,
+        "dataset_version": ctx.suite.info.dataset_version,
+        "target": planned.target.ref,
+        "case_id": planned.case.id,
+        "case": case_ref(planned),
+        "repeat": planned.repeat,
+        "mode": planned.mode,
+    }
+
+
 def harness_error_record(
     ctx: ObservationContext, planned: Planned, started_at: str, exc: BaseException
 ) -> Record:
     """A record for an observation the harness itself failed on (coverage loss; the run goes on)."""
     outcome = ProviderErrorOutcome(code="harness", message=f"{type(exc).__name__}: {exc}")
     return Record(
-        run_id=ctx.run_id,
-        seq=planned.seq,
-        started_at=started_at,
-        dataset_version=ctx.suite.info.dataset_version,
-        target=planned.target.ref,
-        case_id=planned.case.id,
-        case=case_ref(planned),
-        repeat=planned.repeat,
-        mode=planned.mode,
+        **record_identity(ctx, planned, started_at),
         outcome=outcome.model_dump(),
         verdict=grade(planned.case, outcome, ctx.suite.tools_for(planned.case)).model_dump(),
         error=f"{type(exc).__name__}: {exc}",
@@ -121,15 +128,7 @@ async def observe_single_turn(ctx: ObservationContext, planned: Planned) -> Reco
         target.model, turn.usage.input_tokens, turn.usage.output_tokens, local=target.endpoint.local
     )
     return Record(
-        run_id=ctx.run_id,
-        seq=planned.seq,
-        started_at=started_at,
-        dataset_version=ctx.suite.info.dataset_version,
-        target=target.ref,
-        case_id=case.id,
-        case=case_ref(planned),
-        repeat=planned.repeat,
-        mode=planned.mode,
+        **record_identity(ctx, planned, started_at),
         outcome=turn.outcome.model_dump(),
         anomalies=[a.model_dump() for a in turn.anomalies],
         verdict=verdict.model_dump(),

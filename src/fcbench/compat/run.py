@@ -22,7 +22,7 @@ from fcbench.compat.probes import CompatPlan, ProbeRequest, StrictChoice, build_
 from fcbench.config import RunConfig
 from fcbench.contract import Message, UserMessage
 from fcbench.grading import grade
-from fcbench.observe import ObservationContext, case_ref, now_iso
+from fcbench.observe import ObservationContext, now_iso, record_identity
 from fcbench.plan import Planned, Target
 from fcbench.pricing import PriceTable
 from fcbench.records import RECORDS_FILE, Manifest, Record, write_manifest
@@ -132,15 +132,7 @@ def compat_observer(plan: CompatPlan, headers: HeaderHook | None = None) -> Obse
             validators=ctx.validators,
         )
         return Record(
-            run_id=ctx.run_id,
-            seq=planned.seq,
-            started_at=started_at,
-            dataset_version=ctx.suite.info.dataset_version,
-            target=target.ref,
-            case_id=request.case.id,
-            case=case_ref(planned),
-            repeat=planned.repeat,
-            mode=MODE,
+            **record_identity(ctx, planned, started_at),
             outcome=turn.outcome.model_dump(),
             anomalies=[a.model_dump() for a in turn.anomalies],
             verdict=verdict.model_dump(),
