@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from fcbench.contract import Anomaly, ToolCall, ToolResultMessage
+from fcbench.adapters.base import ParsedTurn
+from fcbench.contract import Anomaly, ProviderErrorOutcome, ToolCall, ToolResultMessage
 
 ANOMALY_CODES: dict[str, str] = {
     "missing_call_id": "a tool call came without an id",
@@ -133,6 +134,22 @@ def sse_events(text: str) -> list[tuple[str | None, str]]:
         elif field == "data":
             data.append(value)
     return found
+
+
+class BadResponse(Exception):
+    """Internal signal of a parser: the body is not well formed (becomes a ``bad_response`` outcome)."""
+
+
+def bad_response(message: str, anomalies: Sequence[Anomaly] = ()) -> ParsedTurn:
+    """A turn carrying a ``bad_response`` provider error (and any anomalies noticed before it)."""
+    return ParsedTurn(
+        outcome=ProviderErrorOutcome(code="bad_response", message=message), anomalies=list(anomalies)
+    )
+
+
+def token_count(value: Any) -> int | None:
+    """A reported token count, or None when it is absent or not an integer (booleans are not)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def decode_json_body(body: Any) -> Any:

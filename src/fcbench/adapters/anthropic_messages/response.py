@@ -24,12 +24,19 @@ from typing import Any
 
 from fcbench.adapters.anthropic_messages.errors import error_object, error_outcome
 from fcbench.adapters.base import ParsedTurn
-from fcbench.adapters.common import anomaly, check_calls, decode_json_body, looks_like_json_call
+from fcbench.adapters.common import (
+    BadResponse,
+    anomaly,
+    bad_response,
+    check_calls,
+    decode_json_body,
+    looks_like_json_call,
+    token_count,
+)
 from fcbench.contract import (
     Anomaly,
     AssistantMessage,
     Outcome,
-    ProviderErrorOutcome,
     RefusalOutcome,
     TextOutcome,
     ToolCall,
@@ -43,26 +50,14 @@ REPLAYED_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 """Block types that are not output text but must be replayed unchanged."""
 
 
-class BadResponse(Exception):
-    """Internal signal: the body is not a well-formed message (becomes a ``bad_response`` outcome)."""
-
-
-def bad_response(message: str, anomalies: Sequence[Anomaly] = ()) -> ParsedTurn:
-    """A turn carrying a ``bad_response`` provider error."""
-    return ParsedTurn(
-        outcome=ProviderErrorOutcome(code="bad_response", message=message), anomalies=list(anomalies)
-    )
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def read_usage(value: Any) -> Usage:
     """``input_tokens``/``output_tokens`` as canonical usage (null when absent)."""
     if not isinstance(value, dict):
         return Usage()
-    return Usage(input_tokens=_int(value.get("input_tokens")), output_tokens=_int(value.get("output_tokens")))
+    return Usage(
+        input_tokens=token_count(value.get("input_tokens")),
+        output_tokens=token_count(value.get("output_tokens")),
+    )
 
 
 def _read_call(

@@ -27,7 +27,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fcbench.adapters.base import ParsedTurn
-from fcbench.adapters.common import anomaly, check_calls, decode_json_body, looks_like_json_call
+from fcbench.adapters.common import (
+    BadResponse,
+    anomaly,
+    bad_response,
+    check_calls,
+    decode_json_body,
+    looks_like_json_call,
+    token_count,
+)
 from fcbench.adapters.gemini.errors import error_object, error_outcome
 from fcbench.adapters.gemini.request import DIALECT, call_keys
 from fcbench.contract import (
@@ -62,17 +70,6 @@ FINISH_KINDS: dict[str, str] = {
 ``STOP`` and ``MAX_TOKENS`` included, is reported verbatim and changes nothing."""
 
 _PART_METADATA = frozenset({"thought", "thoughtSignature", "partMetadata"})
-
-
-class BadResponse(Exception):
-    """Internal signal: the body is not a well-formed response (becomes a ``bad_response`` outcome)."""
-
-
-def bad_response(message: str, anomalies: Sequence[Anomaly] = ()) -> ParsedTurn:
-    """A turn carrying a ``bad_response`` provider error."""
-    return ParsedTurn(
-        outcome=ProviderErrorOutcome(code="bad_response", message=message), anomalies=list(anomalies)
-    )
 
 
 @dataclass
@@ -119,18 +116,15 @@ def merge_chunk(merged: Merged, chunk: Any) -> None:
         merged.response_id = chunk["responseId"]
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def read_usage(value: Any) -> Usage:
     """``promptTokenCount`` in; candidates plus thoughts out (null when neither is reported)."""
     if not isinstance(value, dict):
         return Usage()
-    counts = [_int(value.get(key)) for key in ("candidatesTokenCount", "thoughtsTokenCount")]
+    counts = [token_count(value.get(key)) for key in ("candidatesTokenCount", "thoughtsTokenCount")]
     outputs = [n for n in counts if n is not None]
     return Usage(
-        input_tokens=_int(value.get("promptTokenCount")), output_tokens=sum(outputs) if outputs else None
+        input_tokens=token_count(value.get("promptTokenCount")),
+        output_tokens=sum(outputs) if outputs else None,
     )
 
 

@@ -26,13 +26,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from fcbench.adapters.base import ParsedTurn
-from fcbench.adapters.common import anomaly, check_calls, decode_json_body, looks_like_json_call
+from fcbench.adapters.common import (
+    BadResponse,
+    anomaly,
+    bad_response,
+    check_calls,
+    decode_json_body,
+    looks_like_json_call,
+    token_count,
+)
 from fcbench.adapters.openai_chat.errors import error_object, error_outcome
 from fcbench.contract import (
     Anomaly,
     AssistantMessage,
     Outcome,
-    ProviderErrorOutcome,
     RefusalOutcome,
     TextOutcome,
     ToolCall,
@@ -42,27 +49,13 @@ from fcbench.contract import (
 )
 
 
-class BadResponse(Exception):
-    """Internal signal: the body is not a well-formed completion (becomes a ``bad_response`` outcome)."""
-
-
-def bad_response(message: str, anomalies: Sequence[Anomaly] = ()) -> ParsedTurn:
-    """A turn carrying a ``bad_response`` provider error."""
-    return ParsedTurn(
-        outcome=ProviderErrorOutcome(code="bad_response", message=message), anomalies=list(anomalies)
-    )
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def read_usage(value: Any) -> Usage:
     """``prompt_tokens``/``completion_tokens`` as canonical usage (null when absent or not integers)."""
     if not isinstance(value, dict):
         return Usage()
     return Usage(
-        input_tokens=_int(value.get("prompt_tokens")), output_tokens=_int(value.get("completion_tokens"))
+        input_tokens=token_count(value.get("prompt_tokens")),
+        output_tokens=token_count(value.get("completion_tokens")),
     )
 
 

@@ -22,13 +22,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from fcbench.adapters.base import ParsedTurn
-from fcbench.adapters.common import anomaly, decode_json_body
+from fcbench.adapters.common import BadResponse, anomaly, bad_response, decode_json_body, token_count
 from fcbench.adapters.openai_chat.errors import error_object, error_outcome
 from fcbench.adapters.openai_chat.response import (
     MISSING,
-    BadResponse,
     assemble_turn,
-    bad_response,
     call_from_wire,
     cut_off,
 )
@@ -39,15 +37,14 @@ UNFINISHED = frozenset({"in_progress", "queued", "cancelled"})
 """Statuses that should never end a turn."""
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def read_usage(value: Any) -> Usage:
     """``input_tokens``/``output_tokens`` as canonical usage (null when absent or not integers)."""
     if not isinstance(value, dict):
         return Usage()
-    return Usage(input_tokens=_int(value.get("input_tokens")), output_tokens=_int(value.get("output_tokens")))
+    return Usage(
+        input_tokens=token_count(value.get("input_tokens")),
+        output_tokens=token_count(value.get("output_tokens")),
+    )
 
 
 class _Reading:
