@@ -152,6 +152,18 @@ def token_count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+ERROR_MESSAGE_LIMIT = 2000
+"""Longest provider error message kept in an outcome."""
+
+
+def unstructured_error_message(body: Any, status: int | None) -> str:
+    """The message of an error response whose body carries no error object (empty, text or other JSON)."""
+    if body is None or body == "":
+        return f"HTTP {status} with an empty body"
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
+    return f"HTTP {status}: {text}"[:ERROR_MESSAGE_LIMIT]
+
+
 def decode_json_body(body: Any) -> Any:
     """Decode a body that may still be bytes or text; non-JSON text is returned unchanged."""
     if isinstance(body, bytes | bytearray):

@@ -28,7 +28,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fcbench.adapters.common import decode_json_body, retry_after_header
+from fcbench.adapters.common import (
+    ERROR_MESSAGE_LIMIT,
+    decode_json_body,
+    retry_after_header,
+    unstructured_error_message,
+)
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -64,7 +69,7 @@ STATUS_CODES: dict[int, ProviderErrorCode] = {
 }
 """HTTP status -> canonical code, used when the body names no known error type."""
 
-MESSAGE_LIMIT = 2000
+MESSAGE_LIMIT = ERROR_MESSAGE_LIMIT
 """Longest error text kept in a message."""
 
 _SCHEMA_MESSAGE = re.compile(r"\btools\.\d+|input_schema|json schema", re.IGNORECASE)
@@ -113,11 +118,8 @@ def error_outcome(body: Any, status: int | None = None) -> ProviderErrorOutcome:
     error = error_object(body)
     if error is not None:
         message = _describe(error, body.get("request_id"))
-    elif body is None or body == "":
-        message = f"HTTP {status} with an empty body"
     else:
-        text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
-        message = f"HTTP {status}: {text}"[:MESSAGE_LIMIT]
+        message = unstructured_error_message(body, status)
     return ProviderErrorOutcome(code=_code(error, status), message=message, status=status)
 
 

@@ -35,7 +35,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fcbench.adapters.common import decode_json_body, retry_after_header
+from fcbench.adapters.common import (
+    ERROR_MESSAGE_LIMIT,
+    decode_json_body,
+    retry_after_header,
+    unstructured_error_message,
+)
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
 
 STATUS_NAMES: dict[str, ProviderErrorCode] = {
@@ -66,7 +71,7 @@ STATUS_CODES: dict[int, ProviderErrorCode] = {
 }
 """HTTP status -> canonical code, used when the body names no known status."""
 
-MESSAGE_LIMIT = 2000
+MESSAGE_LIMIT = ERROR_MESSAGE_LIMIT
 """Longest error text kept in a message."""
 
 _SCHEMA_MESSAGE = re.compile(
@@ -135,13 +140,7 @@ def _describe(error: Mapping[str, Any]) -> str:
 def error_outcome(body: Any, status: int | None = None) -> ProviderErrorOutcome:
     """A provider error from an error body (HTTP error, 2xx error body or stream chunk)."""
     error = error_object(body)
-    if error is not None:
-        message = _describe(error)
-    elif body is None or body == "":
-        message = f"HTTP {status} with an empty body"
-    else:
-        text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
-        message = f"HTTP {status}: {text}"[:MESSAGE_LIMIT]
+    message = _describe(error) if error is not None else unstructured_error_message(body, status)
     return ProviderErrorOutcome(code=_code(error, status), message=message, status=status)
 
 

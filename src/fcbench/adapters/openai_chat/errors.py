@@ -30,7 +30,12 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from fcbench.adapters.common import decode_json_body, retry_after_header
+from fcbench.adapters.common import (
+    ERROR_MESSAGE_LIMIT,
+    decode_json_body,
+    retry_after_header,
+    unstructured_error_message,
+)
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
 
 STATUS_CODES: dict[int, ProviderErrorCode] = {
@@ -72,7 +77,7 @@ ERROR_TYPE_CODES: dict[str, ProviderErrorCode] = {
 """Error ``code`` or ``type`` -> canonical code, for errors that arrive without an HTTP status
 (mid-stream ``error`` events, failed Responses) and to refine 400s."""
 
-MESSAGE_LIMIT = 2000
+MESSAGE_LIMIT = ERROR_MESSAGE_LIMIT
 """Longest body text kept in an error message."""
 
 _SCHEMA_MESSAGE = re.compile(r"invalid schema|function parameters|json schema|tools\[\d+\]", re.IGNORECASE)
@@ -155,12 +160,7 @@ def parse_openai_error(status: int, body: Any) -> ProviderErrorOutcome:
     """Map an HTTP error response of an OpenAI-style API to a canonical provider error."""
     decoded = decode_json_body(body)
     error = error_object(decoded)
-    if error is not None:
-        message = describe_error(error)
-    elif decoded is None or decoded == "":
-        message = f"HTTP {status} with an empty body"
-    else:
-        message = f"HTTP {status}: {_text(decoded)}"
+    message = describe_error(error) if error is not None else unstructured_error_message(decoded, status)
     return ProviderErrorOutcome(
         code=_code_for_status(status, error), message=message[:MESSAGE_LIMIT], status=status
     )
