@@ -15,8 +15,6 @@ from typing import Annotated
 import typer
 
 from fcbench.errors import ConfigError
-from fcbench.mock.faults import FaultSpec
-from fcbench.mock.server import base_urls, bind_socket, build_server
 
 DEFAULT_PORT = 8765
 
@@ -33,6 +31,10 @@ def serve_command(
     ] = None,
 ) -> None:
     """Serve the mock provider (all four dialects) until interrupted."""
+    # The server stack (FastAPI, uvicorn) loads only for this command, not on every fcbench start.
+    from fcbench.mock.faults import FaultSpec
+    from fcbench.mock.server import base_urls, bind_socket, build_server
+
     if latency_ms < 0:
         raise ConfigError(f"must be 0 or more, got {latency_ms}", key="--latency-ms")
     spec = FaultSpec.parse(faults)
