@@ -1,42 +1,22 @@
-"""The short per-target summary table printed at the end of ``fcbench run``."""
+"""The short per-target summary table printed at the end of ``fcbench run`` (from the run's metrics)."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from fcbench.records import RECORDS_FILE, iter_record_dicts
-
-CORRECT_DECISIONS = frozenset({"correct_call", "correct_abstention", "correct_clarification"})
+from fcbench.metrics import Rate, compute_metrics
 
 
-def _cell(n: int, d: int) -> str:
-    return f"{100 * n / d:.0f}% ({n}/{d})" if d else "-"
+def _cell(rate: Rate) -> str:
+    return f"{100 * rate.n / rate.d:.0f}% ({rate.n}/{rate.d})" if rate.d else "-"
 
 
 def print_summary(console: Console, run_dir: Path) -> None:
     """Print one row per target and mode: coverage, decisions, schema validity, semantics, pass rate."""
-    rows: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
-    for data in iter_record_dicts(run_dir / RECORDS_FILE):
-        target = data["target"]
-        c = rows[(f"{target['endpoint']}:{target['model']}", data["mode"])]
-        verdict = data.get("verdict") or {}
-        c["observed"] += 1
-        if data["outcome"].get("kind") == "provider_error":
-            c["errors"] += 1
-            continue
-        c["scored"] += 1
-        c["decision_ok"] += verdict.get("decision") in CORRECT_DECISIONS
-        if verdict.get("schema_valid") is not None:
-            c["with_calls"] += 1
-            c["schema_ok"] += bool(verdict.get("schema_valid"))
-        if verdict.get("semantic_exact") is not None:
-            c["semantic_d"] += 1
-            c["semantic_ok"] += bool(verdict.get("semantic_exact"))
-        c["passed"] += bool(verdict.get("passed"))
+    metrics = compute_metrics(run_dir)
     table = Table(title=f"fcbench run {run_dir.name}")
     for column in (
         "target",
@@ -49,15 +29,17 @@ def print_summary(console: Console, run_dir: Path) -> None:
         "pass",
     ):
         table.add_column(column)
-    for (label, mode), c in sorted(rows.items()):
+    for t in sorted(metrics.targets, key=lambda t: (t.target, t.mode)):
+        if not t.observed:
+            continue
         table.add_row(
-            label,
-            mode,
-            str(c["observed"]),
-            str(c["errors"]),
-            _cell(c["decision_ok"], c["scored"]),
-            _cell(c["schema_ok"], c["with_calls"]),
-            _cell(c["semantic_ok"], c["semantic_d"]),
-            _cell(c["passed"], c["scored"]),
+            t.target,
+            t.mode,
+            str(t.observed),
+            str(sum(t.provider_errors.values())),
+            _cell(t.selection_accuracy),
+            _cell(t.schema_valid),
+            _cell(t.semantic_exact),
+            _cell(t.pass_rate),
         )
     console.print(table)
