@@ -140,12 +140,3 @@ async def observe_single_turn(ctx: ObservationContext, planned: Planned) -> Reco
         notes=list(built.notes),
         raw=exchange.raw,
     )
-
-
-def outcome_summary(record: Record) -> dict[str, Any]:
-    """A compact view of a record for progress and logs (no raw data)."""
-    return {
-        "case": record.case_id,
-        "kind": record.outcome.get("kind"),
-        "passed": (record.verdict or {}).get("passed"),
-    }
