@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-CORRECT_DECISIONS = frozenset({"correct_call", "correct_abstention", "correct_clarification"})
-"""Decisions that count as the right choice (selection accuracy)."""
+from fcbench.grading import RIGHT_DECISIONS
+
+CORRECT_DECISIONS = RIGHT_DECISIONS
+"""Decisions that count as the right choice (selection accuracy): the grader's own set."""
 SELECTION_KINDS = frozenset({"tool", "tools", "text", "clarification"})
 """Expected kinds that selection accuracy applies to."""
 MAX_REASON_CHARS = 200
