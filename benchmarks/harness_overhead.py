@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from fcbench.config import RunConfig
-from fcbench.runner import execute, prepare
+from fcbench.run import execute, prepare
 from fcbench.suite.loader import load_suite
 
 URL_LINE = re.compile(r"^(\S+)\s+(http://\S+)$")

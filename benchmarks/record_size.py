@@ -16,8 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from fcbench.blobs import BLOBS_FILE, expand_blobs, load_blobs
-from fcbench.records import RECORDS_FILE, iter_record_dicts
+from fcbench.store.blobs import BLOBS_FILE, expand_blobs, load_blobs
+from fcbench.store.records import RECORDS_FILE, iter_record_dicts
 
 
 def dumps(value: object) -> bytes:

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from fcbench.records import RECORDS_FILE, Manifest, write_manifest
+from fcbench.store.records import RECORDS_FILE, Manifest, write_manifest
 
 TARGETS = [
     ("sim", "openai-chat", "sim-careful"),

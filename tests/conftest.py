@@ -1,4 +1,8 @@
-"""Project-wide fixtures: the mock provider on 127.0.0.1.
+"""Project-wide fixtures: the mock provider on 127.0.0.1, and a guard on every socket.
+
+- The socket guard (installed for the whole session): connecting a socket of this process to
+  anything but loopback (127.0.0.0/8, ::1) or a Unix socket raises :class:`NonLocalConnection`,
+  so no test can reach a real provider or depend on the network.
 
 - ``mock_server`` (session): root URL of a shared mock server, e.g. ``http://127.0.0.1:43117``.
   Base URL per dialect: ``/v1`` (OpenAI Chat and Responses), root (Anthropic), ``/v1beta`` (Gemini).
@@ -8,12 +12,59 @@
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
 
 from fcbench.mock.server import MockServer
+
+
+class NonLocalConnection(OSError):
+    """A test tried to open a connection to something other than 127.0.0.1 / ::1."""
+
+
+def is_loopback(address: Any) -> bool:
+    """Whether a socket address names the loopback interface (or is a Unix socket path)."""
+    if isinstance(address, str | bytes):
+        return True  # AF_UNIX path
+    host = address[0] if isinstance(address, tuple) and address else address
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> None:
+    if not is_loopback(address):
+        raise NonLocalConnection(f"tests may only connect to 127.0.0.1, not {address!r}")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: Any) -> int:
+    if not is_loopback(address):
+        raise NonLocalConnection(f"tests may only connect to 127.0.0.1, not {address!r}")
+    return _real_connect_ex(self, address)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def loopback_only() -> Iterator[None]:
+    """Refuse every connection to a non-loopback address for the whole session."""
+    socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        socket.socket.connect = _real_connect  # type: ignore[method-assign]
+        socket.socket.connect_ex = _real_connect_ex  # type: ignore[method-assign]
 
 
 @pytest.fixture(scope="session")

@@ -11,16 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from fcbench.adapters import dialects
-from fcbench.endpoints import DEFAULT_TARGETS, Endpoint
+from fcbench.contract import ModeName
+from fcbench.endpoints import DEFAULT_TARGETS, Endpoint, target_label
 from fcbench.errors import ConfigError
-
-ModeName = Literal["selection", "forced", "stream", "recovery", "compat"]
 
 
 class EndpointConfig(BaseModel):
@@ -93,7 +92,7 @@ class RunConfig(BaseModel):
     temperature: float | None = Field(default=0.0, ge=0, le=2)
     timeout_ms: int = Field(default=30000, ge=1, alias="timeoutMs")
     concurrency: int = Field(default=8, ge=1, le=10000)
-    modes: list[ModeName] = Field(default_factory=lambda: list[ModeName](["selection"]))
+    modes: list[ModeName] = Field(default_factory=lambda: ["selection"])
     categories: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     cases: list[str] = Field(default_factory=list)
@@ -109,7 +108,7 @@ class RunConfig(BaseModel):
 
     def target_specs(self) -> list[str]:
         """``ENDPOINT:MODEL`` strings from ``targets`` and ``models``, defaulting to the simulated models."""
-        specs = list(self.targets) + [f"{m.provider}:{m.model}" for m in self.models]
+        specs = list(self.targets) + [target_label(m.provider, m.model) for m in self.models]
         return specs or list(DEFAULT_TARGETS)
 
     def user_endpoints(self) -> dict[str, Endpoint]:

@@ -12,15 +12,21 @@ Shapes (see DESIGN.md):
   :class:`ProviderErrorOutcome`, discriminated by ``kind``
 * Message, one of :class:`SystemMessage`, :class:`UserMessage`, :class:`AssistantMessage`,
   :class:`ToolResultMessage`, discriminated by ``role``
-* :class:`Usage` and :class:`Anomaly`
+* :class:`Usage` and :class:`Anomaly`, with the one anomaly vocabulary (:data:`ANOMALY_CODES`)
+* :class:`SchemaChange`: one edit a dialect's schema transform made to a tool
+* :func:`canonical_json`: the one canonical JSON text of a value (keys, hashes, signatures)
+* :data:`MODES`: the one mode table (how each mode observes, and whether its records can be re-graded)
 """
 
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
 CONTRACT_VERSION = "1"
 
@@ -182,13 +188,78 @@ class Usage(_Model):
     output_tokens: int | None = None
 
 
+ANOMALY_CODES: Mapping[str, str] = {
+    "missing_call_id": "a tool call came without an id",
+    "duplicate_call_id": "two tool calls share one id",
+    "tool_not_offered": "the model called a tool that was not offered",
+    "unparseable_arguments": "the argument string is not valid JSON",
+    "empty_arguments": "the argument string is empty",
+    "arguments_not_object": "arguments parsed to something other than a JSON object",
+    "arguments_type_mismatch": "arguments came as an object where the dialect sends a string, or the reverse",
+    "finish_reason_mismatch": "the finish/stop reason contradicts the content",
+    "json_call_in_text": "the text looks like a JSON tool call instead of a real call",
+    "refusal_field": "the provider set a refusal field",
+    "unknown_event": "a stream event the adapter does not know",
+    "stream_incomplete": "the stream ended before its terminal event",
+    "empty_response": "the response carried neither text nor calls",
+    "unknown_content": "a content part of an unknown type",
+    "tool_choice_ignored": "the requested tool choice was not honoured",
+    "malformed_call": "the provider reported a tool call it could not parse (e.g. MALFORMED_FUNCTION_CALL)",
+}
+"""The one anomaly vocabulary: every code an adapter or the grader may record, with its meaning.
+
+Each deviation is recorded once, under one code, by whoever notices it first (the adapter when it
+parses the wire, the grader for outcomes built elsewhere)."""
+
+
 class Anomaly(_Model):
     """A deviation the adapter noticed and recorded instead of fixing."""
 
     code: str
-    """Stable machine code, e.g. ``finish_reason_mismatch``, ``missing_call_id``, ``tool_not_offered``."""
+    """Stable machine code, one of :data:`ANOMALY_CODES` (older records may hold other codes)."""
     detail: str = ""
     """Human-readable explanation with the offending value."""
+
+
+class SchemaChange(_Model):
+    """One change a dialect's schema transform made to a tool schema, recorded for the report."""
+
+    tool: str
+    """The tool whose parameters were changed."""
+    path: str
+    """JSON pointer-like path inside the tool's parameters, e.g. ``/properties/order_id``."""
+    keyword: str
+    """The JSON Schema keyword that was changed (``format``, ``additionalProperties``, ...)."""
+    action: Literal["removed", "added", "rewritten", "moved"]
+    """What the transform did to it."""
+    reason: str
+    """Why: the dialect rule that forced the change."""
+
+
+def _canonical_value(value: Any) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, str | int):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer():
+            return int(value)  # exact: an integral float equals exactly one integer
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _canonical_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical_value(v) for v in value]
+    return repr(value)
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON text of ``value``: sorted keys, no spaces, Unicode kept, integral floats as integers.
+
+    Two equal JSON values (``1`` and ``1.0`` alike, ``true`` never ``1``) have the same canonical
+    text. Never raises: a value too deeply nested to serialise is described by its type instead.
+    """
+    try:
+        return json.dumps(_canonical_value(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (RecursionError, ValueError, TypeError):
+        return json.dumps({"unserialisable": type(value).__name__})
 
 
 def normalise_arguments(raw: Any) -> tuple[Any, str | None, str | None]:
@@ -211,3 +282,83 @@ def make_call(call_id: str | None, name: str, raw: Any) -> ToolCall:
     return ToolCall(
         id=call_id, name=name, arguments=arguments, raw_arguments=raw_arguments, parse_error=parse_error
     )
+
+
+ModeKind = Literal["single_turn", "conversation", "probe"]
+"""How a mode observes: one request per observation built from the case (``single_turn``), a
+multi-turn conversation over fake tools (``conversation``), or one request shaped by a compat
+probe (``probe``). The runner binds each kind to its observer (:mod:`fcbench.run.modes`)."""
+
+
+class ModeInfo(_Model):
+    """One mode of observation: how it asks, what it runs on, and how its records are scored."""
+
+    name: str
+    """The mode's name, as written in configs, on the command line and in every record."""
+    kind: ModeKind
+    """How the mode observes (see :data:`ModeKind`)."""
+    tool_choice: Literal["auto", "required", "none"] = "auto"
+    """Tool choice of a ``single_turn`` mode's request."""
+    stream: bool = False
+    """Whether a ``single_turn`` mode asks for a streamed reply."""
+    regradable: bool = False
+    """Whether a record can be graded again from its outcome alone under another profile."""
+    summary: str = ""
+    """One line for ``--help`` and the README."""
+
+    @property
+    def multi_turn(self) -> bool:
+        """True for modes that play recovery scenarios (cases with ``recovery`` set) and only those."""
+        return self.kind == "conversation"
+
+
+MODES: Mapping[str, ModeInfo] = MappingProxyType(
+    {
+        info.name: info
+        for info in (
+            ModeInfo(
+                name="selection",
+                kind="single_turn",
+                regradable=True,
+                summary="tool choice auto: the primary comparison",
+            ),
+            ModeInfo(
+                name="forced",
+                kind="single_turn",
+                tool_choice="required",
+                regradable=True,
+                summary="tool choice required: a separate experiment, so forced calls never inflate recall",
+            ),
+            ModeInfo(
+                name="stream",
+                kind="single_turn",
+                stream=True,
+                regradable=True,
+                summary="selection over the streaming protocol",
+            ),
+            ModeInfo(
+                name="recovery",
+                kind="conversation",
+                summary="multi-turn scenarios: does the model repair a call after a tool error",
+            ),
+            ModeInfo(
+                name="compat",
+                kind="probe",
+                summary="schema-keyword and capability probes (fcbench compat)",
+            ),
+        )
+    }
+)
+"""The one mode table: every mode name, how it observes and whether it re-grades. Configs,
+records, the plan, regrade and the runner all derive their mode names from it."""
+
+
+def check_mode(name: str) -> str:
+    """``name`` if it is a mode of :data:`MODES`; else a ``ValueError`` naming the known modes."""
+    if name not in MODES:
+        raise ValueError(f"unknown mode {name!r}; known: {', '.join(MODES)}")
+    return name
+
+
+ModeName = Annotated[str, AfterValidator(check_mode)]
+"""A mode name checked against :data:`MODES` (for pydantic fields of configs and records)."""

@@ -211,3 +211,9 @@ def parse_target(spec: str, endpoints: Mapping[str, Endpoint]) -> tuple[Endpoint
             f"target {spec!r}: unknown endpoint {name!r}; known: {', '.join(sorted(endpoints))}"
         )
     return endpoint, model
+
+
+def target_label(endpoint: str, model: str) -> str:
+    """``ENDPOINT:MODEL``: the one way a target is named (command line, records, reports), read by
+    :func:`parse_target`."""
+    return f"{endpoint}:{model}"

@@ -30,7 +30,6 @@ SSEEvent = tuple[str | None, str]
 """One dispatched SSE event: ``(event name or None, data)``."""
 
 
-
 def sse_events(text: str) -> list[SSEEvent]:
     """``(event name or None, data)`` pairs of an SSE body (:func:`fcbench.adapters.common.sse_events`)."""
     return split_sse(text)

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from fcbench import grade
-from fcbench.bfcl.checker import (
+from fcbench.grading import PROFILES, Verdict
+from fcbench.grading.bfcl_rules import (
     TypeCheck,
     check_arguments,
     check_type,
@@ -19,7 +20,6 @@ from fcbench.bfcl.checker import (
     standardize,
     string_matches,
 )
-from fcbench.grading import PROFILES, Verdict
 
 TOOL = {
     "name": "book_trip",

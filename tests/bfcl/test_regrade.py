@@ -11,8 +11,8 @@ import pytest
 
 from fcbench.bfcl.convert import ImportReport
 from fcbench.errors import CaseError, ConfigError, RunStateError
-from fcbench.records import Manifest, write_manifest
-from fcbench.regrade import disagreements, regrade_records
+from fcbench.grading.regrade import disagreements, regrade_records
+from fcbench.store.records import Manifest, run_record_dicts, write_manifest
 from fcbench.suite.loader import Suite, load_suite
 
 Imported = Callable[[str], tuple[Path, ImportReport]]
@@ -121,7 +121,7 @@ def _run_dir(tmp_path: Path, suite: Suite, records: list[dict[str, Any]]) -> Pat
 
 def test_disagreements_list_what_each_profile_forgives(suite: Suite, tmp_path: Path) -> None:
     run_dir = _run_dir(tmp_path, suite, _records())
-    found = disagreements(run_dir, suite)
+    found = disagreements(run_record_dicts(run_dir), suite)
     assert [entry["seq"] for entry in found] == [1, 5]
     forgiven, stricter = found
     assert forgiven["passed"] == {"strict": False, "bfcl": True}
@@ -131,7 +131,7 @@ def test_disagreements_list_what_each_profile_forgives(suite: Suite, tmp_path: P
     assert stricter["passed"] == {"strict": True, "bfcl": False}
     assert any("number" in reason for reason in stricter["reasons"]["bfcl"])
     assert set(stricter["verdicts"]) == {"strict", "bfcl"}
-    assert disagreements(run_dir, suite, profiles=("bfcl", "strict"))[0]["passed"] == {
+    assert disagreements(run_record_dicts(run_dir), suite, profiles=("bfcl", "strict"))[0]["passed"] == {
         "bfcl": True,
         "strict": False,
     }
@@ -139,8 +139,8 @@ def test_disagreements_list_what_each_profile_forgives(suite: Suite, tmp_path: P
 
 def test_disagreements_errors(suite: Suite, tmp_path: Path) -> None:
     with pytest.raises(RunStateError):
-        disagreements(tmp_path, suite)
+        run_record_dicts(tmp_path)
     run_dir = _run_dir(tmp_path, suite, [])
-    assert disagreements(run_dir, suite) == []
+    assert disagreements(run_record_dicts(run_dir), suite) == []
     with pytest.raises(ConfigError, match="two different"):
-        disagreements(run_dir, suite, profiles=("bfcl", "bfcl"))
+        disagreements(run_record_dicts(run_dir), suite, profiles=("bfcl", "bfcl"))

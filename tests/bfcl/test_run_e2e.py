@@ -11,8 +11,8 @@ from pathlib import Path
 
 from fcbench.bfcl.convert import ImportReport
 from fcbench.endpoints import DEFAULT_TARGETS
-from fcbench.records import iter_record_dicts
-from fcbench.regrade import disagreements, regrade_records
+from fcbench.grading.regrade import disagreements, regrade_records
+from fcbench.store.records import iter_record_dicts, run_record_dicts
 from fcbench.suite.loader import load_suite
 
 
@@ -44,7 +44,7 @@ def test_run_imported_simple_python(
     regraded = list(regrade_records(records, suite, "bfcl"))
     assert len(regraded) == len(records)
     assert all(r["verdict"]["decision"] for r in regraded)
-    found = disagreements(run_dir, suite)
+    found = disagreements(run_record_dicts(run_dir), suite)
     strict_passed = {r["seq"]: bool(r["verdict"]["passed"]) for r in records}
     bfcl_passed = {r["seq"]: bool(r["verdict"]["passed"]) for r in regraded}
     differing = sorted(seq for seq in strict_passed if strict_passed[seq] != bfcl_passed[seq])

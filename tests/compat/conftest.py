@@ -7,19 +7,24 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
-from fcbench.compat import CompatReport, HeaderHook, execute_compat, prepare_compat, report_from_run
+from fcbench.compat import CompatReport, ProbeRequest, prepare_compat, report_from_run
 from fcbench.config import RunConfig
+from fcbench.run import execute
+from fcbench.run.plan import Planned, Target
 
 _HERE = str(Path(__file__).resolve().parent)
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
 RunCompat = Callable[..., tuple[CompatReport, Path]]
+
+HeaderHook = Callable[[ProbeRequest, Target], Mapping[str, str] | None]
+"""Extra request headers per probe variant and target (drive ``sim-scripted``, inject a fault)."""
 
 
 @pytest.fixture
@@ -36,8 +41,12 @@ def run_compat(mock_server: str, tmp_path: Path) -> RunCompat:
         max_retries: int = 0,
     ) -> tuple[CompatReport, Path]:
         config = RunConfig(targets=targets, repeats=repeats, max_retries=max_retries, concurrency=4)
-        spec = prepare_compat(config, out_root=tmp_path, probes=probes, strict=strict)  # type: ignore[arg-type]
-        done = asyncio.run(execute_compat(spec, mock_url=mock_server, headers=headers))
+        spec, plan = prepare_compat(config, out_root=tmp_path, probes=probes, strict=strict)  # type: ignore[arg-type]
+
+        def per_request(planned: Planned, turn: int) -> Mapping[str, str] | None:
+            return headers(plan.requests[planned.case.id], planned.target) if headers else None
+
+        done = asyncio.run(execute(spec, mock_url=mock_server, headers=per_request))
         return report_from_run(done.run_dir), done.run_dir
 
     return run

@@ -14,7 +14,7 @@ from fcbench.compat import CapabilityCell, CompatReport, ProbeRequest
 from fcbench.compat.checks import KeywordValidator
 from fcbench.compat.classify import capability_cell
 from fcbench.compat.probes import load_probes
-from fcbench.plan import Target
+from fcbench.run.plan import Target
 
 ORDER = ("lookup_order", {"order_id": "ORD-104821"})
 OTHER_ORDER = ("lookup_order", {"order_id": "ORD-104822"})

@@ -11,7 +11,7 @@ import pytest
 
 from fcbench.compat import CompatReport, KeywordCell, KeywordRow, render
 from fcbench.endpoints import DEFAULT_TARGETS
-from fcbench.records import RECORDS_FILE, iter_record_dicts, read_manifest
+from fcbench.store.records import RECORDS_FILE, iter_record_dicts, read_manifest
 
 
 def fcbench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from compat_helpers import FAULT_HEADER, calls, text
 
-from fcbench.blobs import expand_blobs, load_blobs
 from fcbench.compat import CompatReport, KeywordCell
-from fcbench.records import RECORDS_FILE, iter_record_dicts
+from fcbench.store.blobs import expand_blobs, load_blobs
+from fcbench.store.records import RECORDS_FILE, iter_record_dicts
 
 SCRIPTED_CHAT = "sim:sim-scripted"
 SCRIPTED_ANTHROPIC = "sim-anthropic:sim-scripted"

@@ -134,7 +134,7 @@ def test_unparseable_arguments(seed: dict[str, Any], core_tools: list[dict[str, 
     assert verdict.schema_errors[0].startswith("arguments did not parse as JSON: invalid JSON")
     assert verdict.semantic_exact is False
     assert verdict.missing == ["order_id"]
-    assert verdict.anomalies == ["arguments_unparseable"]
+    assert verdict.anomalies == ["unparseable_arguments"]
     assert verdict.passed is False
 
 

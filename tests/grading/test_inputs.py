@@ -85,6 +85,7 @@ def test_verdict_fields_and_dump(seed: dict[str, Any], core_tools: list[dict[str
         "anomalies",
         "reasons",
         "calls_scored",
+        "recovery",
     ]
     assert Verdict.model_validate(dumped) == verdict
     assert Verdict.model_validate_json(verdict.model_dump_json()) == verdict

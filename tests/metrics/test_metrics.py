@@ -14,10 +14,8 @@ from fcbench.metrics import (
     TargetMetrics,
     compute_metrics,
     failure_reasons,
-    normalised_outcome,
-    outcome_key,
 )
-from fcbench.records import RECORDS_FILE
+from fcbench.store.records import RECORDS_FILE
 
 CALL = call_outcome(("lookup_order", {"order_id": "ORD-104821"}))
 
@@ -139,46 +137,6 @@ def test_stability_counts_the_most_common_normalised_outcome(tmp_path: Path) -> 
     assert cases["steady"].stability == rate(3, 3)
     assert cases["steady"].distinct_outcomes == 1
     assert cases["steady"].errors == 1
-
-
-def test_normalised_outcome_ignores_key_order_but_not_values() -> None:
-    a = normalised_outcome(call_outcome(("f", {"x": 1, "y": [1, {"q": 2, "p": 1}]})), "correct_call")
-    b = normalised_outcome(call_outcome(("f", {"y": [1, {"p": 1, "q": 2}], "x": 1})), "correct_call")
-    c = normalised_outcome(call_outcome(("f", {"x": "1", "y": [1, {"p": 1, "q": 2}]})), "correct_call")
-    assert a == b
-    assert a != c
-    assert normalised_outcome(text_outcome("x"), "missed_call") != normalised_outcome(
-        text_outcome("x"), "refusal"
-    )
-
-
-def test_outcome_key_agrees_with_the_normalised_outcome() -> None:
-    unparsed = call_outcome(("f", None))
-    unparsed["calls"][0].update(raw_arguments="{oops", parse_error="Expecting property name")
-    samples = [
-        (call_outcome(("f", {"a": 1, "b": "x"})), "correct_call"),
-        (call_outcome(("f", {"b": "x", "a": 1})), "correct_call"),
-        (call_outcome(("f", {"a": 1.0, "b": "x"})), "correct_call"),
-        (call_outcome(("f", {"a": True, "b": "x"})), "correct_call"),
-        (call_outcome(("f", {"a": "1", "b": "x"})), "correct_call"),
-        (call_outcome(("f", {"a": 1, "b": "x"})), "wrong_tool"),
-        (call_outcome(("g", {"a": 1, "b": "x"})), "correct_call"),
-        (call_outcome(("f", {"a": [1, 2]})), "correct_call"),
-        (call_outcome(("f", {"a": [2, 1]})), "correct_call"),
-        (call_outcome(("f", {"a": {"y": 1, "z": 2}})), "correct_call"),
-        (call_outcome(("f", {"a": {"z": 2, "y": 1}})), "correct_call"),
-        (call_outcome(("f", {"a": 1}), ("g", {})), "extra_calls"),
-        (call_outcome(("g", {}), ("f", {"a": 1})), "extra_calls"),
-        (call_outcome(("f", [1, 2])), "correct_call"),
-        (unparsed, "correct_call"),
-        (text_outcome("Which postal code?"), "correct_clarification"),
-        (text_outcome("Something else entirely"), "correct_clarification"),
-        (text_outcome("x"), "missed_call"),
-    ]
-    for left, d1 in samples:
-        for right, d2 in samples:
-            same_text = normalised_outcome(left, d1) == normalised_outcome(right, d2)
-            assert (outcome_key(left, d1) == outcome_key(right, d2)) == same_text, (left, d1, right, d2)
 
 
 def test_confusion_and_decision_rates(tmp_path: Path) -> None:

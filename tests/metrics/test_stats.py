@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from fcbench.report import stats
+from fcbench.metrics import stats
 
 
 def test_percentile_interpolates_between_closest_ranks() -> None:

@@ -10,16 +10,16 @@ from typing import Any
 import pytest
 
 from fcbench.contract import Tool, ToolCall, make_call
-from fcbench.conversation import observe_recovery
 from fcbench.endpoints import BUILTIN_ENDPOINTS
 from fcbench.fake_tools import FakeStore, FakeToolbox
 from fcbench.mock.faults import FAULT_HEADER
 from fcbench.mock.scripted import REPLY_HEADER
-from fcbench.observe import ObservationContext
-from fcbench.plan import Planned, Target
 from fcbench.pricing import PriceTable
-from fcbench.records import Record
+from fcbench.run.observe import ObservationContext
+from fcbench.run.plan import Planned, Target
+from fcbench.run.recovery import observe_recovery
 from fcbench.schema.validate import ValidatorCache
+from fcbench.store.records import Record
 from fcbench.suite.loader import load_suite
 from fcbench.suite.models import Case
 from fcbench.transport import RetryPolicy, Transport
@@ -71,7 +71,7 @@ def observe(mock_server: str) -> Callable[..., Record]:
         script: Script | None = None,
         faults: dict[int, str] | None = None,
     ) -> Record:
-        def headers(turn: int) -> dict[str, str]:
+        def headers(planned: Planned, turn: int) -> dict[str, str]:
             sent: dict[str, str] = {}
             if script is not None:
                 sent[REPLY_HEADER] = json.dumps(script[min(turn, len(script)) - 1])
@@ -91,11 +91,12 @@ def observe(mock_server: str) -> Callable[..., Record]:
                 temperature=0.0,
                 max_tokens=256,
                 seed=7,
+                headers=headers,
             )
             target = Target(BUILTIN_ENDPOINTS[endpoint].resolved(mock_server), model)
             planned = Planned(seq=0, target=target, case=case, repeat=0, mode="recovery")
             try:
-                return await observe_recovery(ctx, planned, turn_headers=headers)
+                return await observe_recovery(ctx, planned)
             finally:
                 await transport.aclose()
 

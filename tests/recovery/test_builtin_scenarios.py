@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from fcbench.fake_tools import ERROR_CODES
-from fcbench.records import Record
+from fcbench.store.records import Record
 from fcbench.suite.checks import ToolContext, case_findings
 from fcbench.suite.loader import BUILTIN_DIR, load_suite
 from fcbench.suite.models import Case
@@ -251,9 +251,9 @@ def test_ideal_path_succeeds(case_id: str, observe: Callable[..., Record]) -> No
     suite, case = SCENARIOS[case_id]
     script, outcome = IDEAL[case_id]
     record = observe("sim", "sim-scripted", case, suite=suite, script=script)
-    recovery = record.verdict["recovery"]
-    assert (recovery["outcome"], recovery["success"]) == (outcome, True), recovery
-    assert record.verdict["passed"] is True
+    recovery = record.verdict.recovery
+    assert (recovery.outcome, recovery.success) == (outcome, True), recovery
+    assert record.verdict.passed is True
     assert len(record.turns) == len(script)
 
 
@@ -261,13 +261,13 @@ def test_ideal_path_succeeds(case_id: str, observe: Callable[..., Record]) -> No
 def test_obeying_injected_text_is_unsafe(case_id: str, observe: Callable[..., Record]) -> None:
     suite, case = SCENARIOS[case_id]
     record = observe("sim", "sim-scripted", case, suite=suite, script=OBEYS_INJECTION[case_id])
-    assert record.verdict["recovery"]["outcome"] == "unsafe_side_effect"
-    assert record.verdict["passed"] is False
+    assert record.verdict.recovery.outcome == "unsafe_side_effect"
+    assert record.verdict.passed is False
 
 
 def test_retried_refund_refunds_once(observe: Callable[..., Record]) -> None:
     suite, case = SCENARIOS["rec-refund-retry-01"]
     record = observe("sim", "sim-scripted", case, suite=suite, script=IDEAL["rec-refund-retry-01"][0])
-    assert record.verdict["recovery"]["side_effects"] == 1
-    sources = [turn["results"][0]["source"] for turn in record.turns]
+    assert record.verdict.recovery.side_effects == 1
+    sources = [turn.results[0]["source"] for turn in record.turns]
     assert sources == ["inject", "fake"]

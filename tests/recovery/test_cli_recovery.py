@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fcbench.blobs import expand_blobs, load_blobs
 from fcbench.endpoints import DEFAULT_TARGETS
-from fcbench.recovery_scoring import RECOVERY_OUTCOMES
+from fcbench.grading.verdict import RECOVERY_OUTCOMES
+from fcbench.store.blobs import expand_blobs, load_blobs
 from fcbench.suite.loader import BUILTIN_DIR, load_suite
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from fcbench.records import Record
+from fcbench.store.records import Record
 from fcbench.suite.models import Case
 
 WireTurn = tuple[list[str], list[dict[str, Any]]]
@@ -162,10 +162,10 @@ def test_tool_results_travel_in_the_dialects_format(endpoint: str, observe: Call
         # every call answered exactly once, by its own id
         assert sorted(r["id"] for r in results) == sorted(call_ids)
         assert len(set(call_ids)) == len(call_ids)
-        outcome_ids = [c["id"] for c in logged["outcome"]["calls"]]
+        outcome_ids = [c.id for c in logged.outcome.calls]
         assert outcome_ids == call_ids
         by_id = {r["id"]: r for r in results}
-        for sent in logged["results"]:
+        for sent in logged.results:
             assert by_id[sent["call_id"]]["content"] == sent["content"]
             assert by_id[sent["call_id"]]["error"] == sent["is_error"]
     first_calls, first_results = rounds[0]
@@ -174,10 +174,10 @@ def test_tool_results_travel_in_the_dialects_format(endpoint: str, observe: Call
     assert by_id[first_calls[0]]["content"]["error"]["code"] == "TEMPORARILY_UNAVAILABLE"
     assert by_id[first_calls[1]]["content"]["result"]["order"]["order_id"] == "ORD-104822"
     assert rounds[1][1][0]["content"]["result"]["order"]["status"] == "shipped"
-    recovery = record.verdict["recovery"]
-    assert recovery["outcome"] == "repaired" and recovery["success"] is True and recovery["turns"] == 3
-    assert record.verdict["passed"] is True
-    assert record.outcome["kind"] == "tool_calls" and len(record.outcome["calls"]) == 2
+    recovery = record.verdict.recovery
+    assert recovery.outcome == "repaired" and recovery.success is True and recovery.turns == 3
+    assert record.verdict.passed is True
+    assert record.outcome.kind == "tool_calls" and len(record.outcome.calls) == 2
     assert record.attempts == 3 and record.latency_ms is not None
 
 
@@ -238,12 +238,12 @@ def test_replayed_write_call_refunds_once_end_to_end(observe: Callable[..., Reco
         {"kind": "text", "text": "The refund for ORD-004 has been created."},
     ]
     record = observe("sim", "sim-scripted", case, suite="refunds", script=script)
-    first, second = (turn["results"][0] for turn in record.turns[:2])
+    first, second = (turn.results[0] for turn in record.turns[:2])
     assert first["side_effect"] is True and first["replayed"] is False
     assert second["replayed"] is True and second["side_effect"] is False
     assert second["content"] == first["content"]
-    assert record.verdict["recovery"]["side_effects"] == 1
-    assert record.verdict["recovery"]["outcome"] == "completed"
+    assert record.verdict.recovery.side_effects == 1
+    assert record.verdict.recovery.outcome == "completed"
 
 
 SCORED: dict[str, tuple[dict[str, Any], list[dict[str, Any]], dict[int, str] | None]] = {
@@ -306,13 +306,13 @@ def test_scoring_over_http(expected: str, observe: Callable[..., Record]) -> Non
         script = [script[0], script[0], script[1]]
     case = with_recovery(REFUND, **changes)
     record = observe("sim-anthropic", "sim-scripted", case, suite="refunds", script=script, faults=faults)
-    recovery = record.verdict["recovery"]
-    assert recovery["outcome"] == expected, recovery
-    assert record.verdict["passed"] is (expected == "repaired")
+    recovery = record.verdict.recovery
+    assert recovery.outcome == expected, recovery
+    assert record.verdict.passed is (expected == "repaired")
     if expected == "unsafe_side_effect":
-        assert recovery["side_effects"] == 1 and len(record.turns) == 1
+        assert recovery.side_effects == 1 and len(record.turns) == 1
     if expected == "turn_limit":
-        assert recovery["turns"] == 2 and len(record.raw["exchanges"]) == 2
+        assert recovery.turns == 2 and len(record.raw["exchanges"]) == 2
     if expected == "not_scored":
-        assert record.outcome["kind"] == "provider_error"
-        assert record.verdict["decision"] == "not_scored"
+        assert record.outcome.kind == "provider_error"
+        assert record.verdict.decision == "not_scored"

@@ -10,8 +10,8 @@ from __future__ import annotations
 from fcbench import adapters
 from fcbench.adapters.base import RequestOptions, ToolChoice
 from fcbench.contract import AssistantMessage, Tool, ToolResultMessage, UserMessage, make_call
-from fcbench.conversation import result_ids
 from fcbench.fake_tools import FakeStore, FakeToolbox
+from fcbench.run.recovery import result_ids
 
 GEMINI_REPLY = {
     "candidates": [

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from fcbench.records import Record
+from fcbench.store.records import Record
 from fcbench.suite.loader import BUILTIN_DIR
 from fcbench.suite.models import Case
 
@@ -33,12 +33,12 @@ def test_careful_model_makes_no_write_call(
 ) -> None:
     case = SCENARIOS[case_id]
     record = observe(endpoint, "sim-careful", case, suite="refunds")
-    assert record.outcome["kind"] != "provider_error", record.outcome
+    assert record.outcome.kind != "provider_error", record.outcome
     # the injected instruction really reached the model inside a tool result
     later_requests = [json.dumps(e["request"]["body"]) for e in record.raw["exchanges"][1:]]
     assert any("ignore previous instructions" in body.lower() for body in later_requests)
-    called = {c["name"] for turn in record.turns for c in turn["outcome"].get("calls", [])}
+    called = {c.name for turn in record.turns for c in getattr(turn.outcome, "calls", [])}
     assert not called & WRITE_TOOLS
-    recovery = record.verdict["recovery"]
-    assert recovery["side_effects"] == 0
-    assert recovery["outcome"] != "unsafe_side_effect"
+    recovery = record.verdict.recovery
+    assert recovery.side_effects == 0
+    assert recovery.outcome != "unsafe_side_effect"

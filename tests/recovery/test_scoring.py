@@ -15,7 +15,8 @@ from fcbench.contract import (
     make_call,
 )
 from fcbench.fake_tools import fail, ok
-from fcbench.recovery_scoring import (
+from fcbench.grading.recovery import (
+    ClaimMatcher,
     EndReason,
     ExecutedCall,
     Transcript,
@@ -24,12 +25,15 @@ from fcbench.recovery_scoring import (
     score_transcript,
     unsupported_claims,
 )
+from fcbench.suite.loader import load_suite
 from fcbench.suite.models import RecoverySpec
 
 QUOTE_OK = ok({"price": {"amount": 8.99, "currency": "USD"}})
 BAD_POSTAL = fail("INVALID_ARGUMENTS", "bad postal code", ["postal_code: invalid"])
 UNAVAILABLE = fail("TEMPORARILY_UNAVAILABLE", "try again")
 CONFLICT = fail("CONFLICT", "Order ORD-012 is pending: nothing to refund.")
+CLAIMS = ClaimMatcher.of(load_suite("core").claims)
+"""The built-in core suite's claim rules (``claims.json``)."""
 OFFERED = ["query_order", "cancel_order", "create_refund", "get_shipping_quote", "lookup_order"]
 
 
@@ -60,7 +64,7 @@ REPAIR = RecoverySpec(success="repaired_call")
 
 
 def score(spec: RecoverySpec, tr: Transcript) -> Any:
-    return score_transcript(spec, tr, matches=is_good_quote, offered=OFFERED)
+    return score_transcript(spec, tr, matches=is_good_quote, offered=OFFERED, claims=CLAIMS)
 
 
 def test_repaired_after_an_error() -> None:
@@ -125,7 +129,7 @@ def test_hallucinated_success_after_a_conflict() -> None:
     tr = transcript(calls_turn((refund, CONFLICT)), text_turn("Done! Your refund has been processed."))
     result = score(RecoverySpec(success="safe_refusal"), tr)
     assert (result.outcome, result.success) == ("hallucinated_success", False)
-    assert result.claims == ("refund", "success")
+    assert result.claims == ["refund", "success"]
 
 
 def test_hallucinated_price_after_an_error() -> None:
@@ -209,32 +213,32 @@ def test_safe_refusal_outcomes() -> None:
     ],
 )
 def test_claim_detection(text: str, claims: list[str]) -> None:
-    assert unsupported_claims(text, [], OFFERED) == claims
+    assert unsupported_claims(text, [], OFFERED, CLAIMS) == claims
 
 
 def test_claims_supported_by_results() -> None:
     refund = make_call("r", "create_refund", {"order_id": "ORD-004", "reason": "x"})
     done = [ExecutedCall(refund, "r", ok({"refund_id": "RF-1"}))]
-    assert unsupported_claims("Your refund has been issued.", done, OFFERED) == []
+    assert unsupported_claims("Your refund has been issued.", done, OFFERED, CLAIMS) == []
     query = make_call("q", "query_order", {"order_id": "ORD-013"})
     shown = [ExecutedCall(query, "q", ok({"orders": [{"status": "refunded"}]}))]
-    assert unsupported_claims("ORD-013 has already been refunded.", shown, OFFERED) == []
+    assert unsupported_claims("ORD-013 has already been refunded.", shown, OFFERED, CLAIMS) == []
     # a price claim only counts where a quote tool was offered
-    assert unsupported_claims("The refund is $40.", [], ["create_refund"]) == []
+    assert unsupported_claims("The refund is $40.", [], ["create_refund"], CLAIMS) == []
 
 
 def test_result_json_shape() -> None:
     tr = transcript(calls_turn((quote("02139"), QUOTE_OK)), ended="success")
-    data = score(REPAIR, tr).to_json()
+    data = score(REPAIR, tr).model_dump()
     assert set(data) >= {"outcome", "success", "turns", "side_effects"}
     assert data["outcome"] == "completed" and data["success"] is True and data["side_effects"] == 0
 
 
 def test_history_results_support_claims() -> None:
     claim = "ORD-013 has already been refunded in full."
-    assert unsupported_claims(claim, [], OFFERED) == ["refund"]
+    assert unsupported_claims(claim, [], OFFERED, CLAIMS) == ["refund"]
     seen = [("query_order", {"orders": [{"order_id": "ORD-013", "status": "paid", "refunded": True}]})]
-    assert unsupported_claims(claim, [], OFFERED, seen) == []
+    assert unsupported_claims(claim, [], OFFERED, CLAIMS, seen) == []
     spec = RecoverySpec(success="safe_refusal")
     with_history = Transcript(turns=[text_turn(claim)], ended="answer", evidence=seen)
     assert score(spec, with_history).outcome == "completed"
@@ -244,9 +248,11 @@ def test_history_results_support_claims() -> None:
 def test_generic_success_claim_needs_some_success() -> None:
     lookup = make_call("c", "query_order", {"order_id": "4"})
     failed = [ExecutedCall(lookup, "c", fail("NOT_FOUND", "no"))]
-    assert unsupported_claims("All done: query order completed successfully.", failed, OFFERED) == ["success"]
+    assert unsupported_claims("All done: query order completed successfully.", failed, OFFERED, CLAIMS) == [
+        "success"
+    ]
     worked = [ExecutedCall(lookup, "c", ok({"orders": []}))]
-    assert unsupported_claims("All done: query order completed successfully.", worked, OFFERED) == []
+    assert unsupported_claims("All done: query order completed successfully.", worked, OFFERED, CLAIMS) == []
 
 
 @pytest.mark.parametrize(
@@ -261,4 +267,4 @@ def test_generic_success_claim_needs_some_success() -> None:
     ],
 )
 def test_claim_detection_sentences_and_chinese(text: str, claims: list[str]) -> None:
-    assert unsupported_claims(text, [], OFFERED) == claims
+    assert unsupported_claims(text, [], OFFERED, CLAIMS) == claims

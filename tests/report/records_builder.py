@@ -1,7 +1,7 @@
 """Build small, valid run directories (manifest + records) for metrics and report tests.
 
-Records are built through :class:`fcbench.records.Record` and written with the real
-:class:`~fcbench.records.RecordWriter`, so every file these tests read is one the runner could write.
+Records are built through :class:`fcbench.store.records.Record` and written with the real
+:class:`~fcbench.store.records.RecordWriter`, so every file these tests read is one the runner could write.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fcbench.records import (
+from fcbench.store.records import (
     RECORDS_FILE,
     CaseRef,
     Manifest,

@@ -10,8 +10,8 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 
 from fcbench.adapters.base import ParsedTurn
-from fcbench.adapters.common import ANOMALY_CODES
 from fcbench.contract import (
+    ANOMALY_CODES,
     ProviderErrorCode,
     ProviderErrorOutcome,
     RefusalOutcome,

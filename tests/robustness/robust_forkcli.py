@@ -25,7 +25,7 @@ import importlib, json, os, signal, sys, time, traceback
 from fcbench.cli.app import build_app, main
 
 build_app()  # imports every verb module once, before any fork
-for warm in ("fcbench.report.render", "fcbench.report.html", "fcbench.runner", "fcbench.mock.server"):
+for warm in ("fcbench.report.render", "fcbench.report.html", "fcbench.run", "fcbench.mock.server"):
     try:
         importlib.import_module(warm)
     except ImportError:

@@ -7,7 +7,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from fcbench.records import RECORDS_FILE, CaseRef, Manifest, Record, RecordWriter, TargetRef, write_manifest
+from fcbench.store.records import (
+    RECORDS_FILE,
+    CaseRef,
+    Manifest,
+    Record,
+    RecordWriter,
+    TargetRef,
+    write_manifest,
+)
 from fcbench.suite.loader import BUILTIN_DIR
 
 XSS: tuple[str, ...] = (
@@ -84,7 +92,7 @@ def hostile_suite(folder: Path) -> Path:
 
 
 def hostile_records_run(run_dir: Path) -> Path:
-    """A run directory written through :class:`~fcbench.records.Record` with hostile text in every field."""
+    """A run directory written through :class:`~fcbench.store.records.Record`, hostile text in every field."""
     run_dir.mkdir(parents=True)
     targets = [(XSS[0], MARKDOWN[1]), (FORMULAS[0], XSS[3])]
     manifest = Manifest(

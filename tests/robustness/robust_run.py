@@ -15,10 +15,10 @@ from typing import Any
 
 import httpx
 
-from fcbench.blobs import BLOBS_FILE, expand_blobs, load_blobs
 from fcbench.config import RunConfig
-from fcbench.records import RECORDS_FILE, iter_record_dicts
-from fcbench.runner import RunResult, execute, prepare
+from fcbench.run import RunResult, execute, prepare
+from fcbench.store.blobs import BLOBS_FILE, expand_blobs, load_blobs
+from fcbench.store.records import RECORDS_FILE, iter_record_dicts
 
 
 def run_in_process(config: dict[str, Any], out: Path, mock_url: str | None = None) -> RunResult:

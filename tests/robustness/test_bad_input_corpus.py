@@ -24,7 +24,15 @@ from robust_forkcli import ForkedCli
 from robust_server import Answer, HostileServer, SeenRequest
 
 from fcbench.cli.app import VERB_MODULES
-from fcbench.records import RECORDS_FILE, CaseRef, Manifest, Record, RecordWriter, TargetRef, write_manifest
+from fcbench.store.records import (
+    RECORDS_FILE,
+    CaseRef,
+    Manifest,
+    Record,
+    RecordWriter,
+    TargetRef,
+    write_manifest,
+)
 from fcbench.suite.loader import BUILTIN_DIR
 
 CORPUS = Path(__file__).resolve().parent / "corpus"

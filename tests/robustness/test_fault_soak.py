@@ -25,7 +25,7 @@ import pytest
 from robust_checks import KNOWN_ERROR_CODES
 from robust_run import mock_process, record_keys, records, run_in_process
 
-from fcbench.runner import RunResult
+from fcbench.run import RunResult
 from fcbench.suite.loader import load_suite
 
 FAULTS = (

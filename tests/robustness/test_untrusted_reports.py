@@ -6,7 +6,7 @@ and link injection, backticks, spreadsheet formulas):
 * a real run against the mock, whose ``sim-scripted`` model answers what the endpoint's
   ``X-Fcbench-Sim-Reply`` header (set through the config's ``headers``) dictates, over a suite with
   hostile names, ids, tags and prompts, plus a target whose hostile model name the mock rejects;
-* a run written through :class:`fcbench.records.Record` with hostile text in every field.
+* a run written through :class:`fcbench.store.records.Record` with hostile text in every field.
 
 The HTML report is opened in headless Chromium: nothing executes (``window.__pwned`` stays
 undefined, no dialog opens, no page error), even after clicking every cell and observation and

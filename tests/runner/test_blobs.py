@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fcbench.blobs import BLOBS_FILE, BlobStore, expand_blobs, iter_blobs, load_blobs
-from fcbench.records import RECORDS_FILE, CaseRef, Record, RecordWriter, TargetRef, iter_record_dicts
+from fcbench.store.blobs import BLOBS_FILE, BlobStore, expand_blobs, iter_blobs, load_blobs
+from fcbench.store.records import RECORDS_FILE, CaseRef, Record, RecordWriter, TargetRef, iter_record_dicts
 
 TOOLS = [
     {

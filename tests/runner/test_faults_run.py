@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from fcbench.blobs import expand_blobs, load_blobs
+from fcbench.store.blobs import expand_blobs, load_blobs
 
 ERROR_CODES = {"rate_limited", "server", "overloaded", "timeout", "bad_response"}
 

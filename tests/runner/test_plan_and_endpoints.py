@@ -6,7 +6,7 @@ import pytest
 
 from fcbench.endpoints import BUILTIN_ENDPOINTS, Endpoint, all_endpoints, parse_target
 from fcbench.errors import ConfigError, TargetError
-from fcbench.plan import Shard, Target, build_plan, select_cases
+from fcbench.run.plan import Shard, Target, build_plan, select_cases
 from fcbench.suite.models import Case
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from fcbench.blobs import expand_blobs, load_blobs
 from fcbench.mock.server import MockServer
+from fcbench.store.blobs import expand_blobs, load_blobs
 
 
 def test_requests_are_balanced_across_replicas(

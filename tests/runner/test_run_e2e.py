@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.blobs import expand_blobs, load_blobs
 from fcbench.endpoints import DEFAULT_TARGETS
+from fcbench.store.blobs import expand_blobs, load_blobs
 from fcbench.suite.loader import load_suite
 
 CLI = [sys.executable, "-m", "fcbench"]

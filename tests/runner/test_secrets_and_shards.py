@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from fcbench.blobs import BLOBS_FILE, expand_blobs, iter_blobs, load_blobs
+from fcbench.store.blobs import BLOBS_FILE, expand_blobs, iter_blobs, load_blobs
 
 CLI = [sys.executable, "-m", "fcbench"]
 SECRETS = {

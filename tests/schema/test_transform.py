@@ -1,4 +1,8 @@
-"""Per-dialect schema transforms: every rule applied, every change recorded, the input untouched."""
+"""Schema transforms: every dialect rule applied, every change recorded, the input untouched.
+
+The machinery is :mod:`fcbench.schema.transform`; each dialect's rules come from its adapter
+(``fcbench.adapters.<dialect>.schema``), reached here the way a request builder reaches them.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from fcbench.adapters.base import SchemaChange
-from fcbench.contract import Tool
+from fcbench import adapters
+from fcbench.adapters.base import wire_schema
+from fcbench.adapters.gemini.schema import SCHEMA_FIELD as GEMINI_SCHEMA_FIELD
+from fcbench.contract import SchemaChange, Tool
 from fcbench.errors import TargetError
 from fcbench.schema import transform
 
@@ -38,6 +44,11 @@ def _tool(parameters: dict[str, Any], name: str = "t") -> Tool:
     return Tool(name=name, description="d", parameters=parameters)
 
 
+def _apply(dialect: str, tool: Tool, *, strict: bool = False) -> tuple[dict[str, Any], list[SchemaChange]]:
+    """The schema the adapter of ``dialect`` sends for ``tool``, and the changes made."""
+    return wire_schema(adapters.get(dialect), tool, strict)
+
+
 def _at(changes: list[SchemaChange], path: str, keyword: str) -> list[SchemaChange]:
     return [c for c in changes if c.path == path and c.keyword == keyword]
 
@@ -58,12 +69,12 @@ def _objects(node: Any, path: str = "") -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
-@pytest.mark.parametrize("dialect", sorted(transform.TRANSFORMS))
+@pytest.mark.parametrize("dialect", sorted(adapters.BUILTIN_ADAPTERS))
 @pytest.mark.parametrize("strict", [False, True])
 def test_input_never_mutated_and_result_is_a_copy(dialect: str, strict: bool) -> None:
     tool = _tool(copy.deepcopy(RICH))
     before = copy.deepcopy(tool.parameters)
-    schema, _ = transform.apply(dialect, tool, strict=strict)
+    schema, _ = _apply(dialect, tool, strict=strict)
     assert tool.parameters == before
     schema["properties"]["order_id"]["mutated"] = True
     assert "mutated" not in tool.parameters["properties"]["order_id"]
@@ -71,14 +82,14 @@ def test_input_never_mutated_and_result_is_a_copy(dialect: str, strict: bool) ->
 
 @pytest.mark.parametrize("dialect", ["openai-chat", "openai-responses"])
 def test_openai_non_strict_only_strips_schema_keyword(dialect: str) -> None:
-    schema, changes = transform.apply(dialect, _tool(RICH))
+    schema, changes = _apply(dialect, _tool(RICH))
     expected = {k: v for k, v in RICH.items() if k != "$schema"}
     assert schema == expected
     assert [(c.path, c.keyword, c.action) for c in changes] == [("", "$schema", "removed")]
 
 
 def test_openai_strict_closes_every_object_and_requires_every_property() -> None:
-    schema, changes = transform.apply("openai-chat", _tool(RICH), strict=True)
+    schema, changes = _apply("openai-chat", _tool(RICH), strict=True)
     objects = _objects(schema)
     assert len(objects) >= 4
     for path, node in objects:
@@ -92,7 +103,7 @@ def test_openai_strict_closes_every_object_and_requires_every_property() -> None
 
 
 def test_openai_strict_makes_optional_properties_nullable_and_keeps_required_ones() -> None:
-    schema, changes = transform.apply("openai-chat", _tool(RICH), strict=True)
+    schema, changes = _apply("openai-chat", _tool(RICH), strict=True)
     props = schema["properties"]
     assert props["order_id"]["type"] == "string"  # was required: untouched
     assert props["status"]["type"] == ["string", "null"]
@@ -109,7 +120,7 @@ def test_openai_strict_makes_optional_properties_nullable_and_keeps_required_one
 
 
 def test_openai_strict_drops_unsupported_keywords_and_records_each() -> None:
-    schema, changes = transform.apply("openai-chat", _tool(RICH), strict=True)
+    schema, changes = _apply("openai-chat", _tool(RICH), strict=True)
     props = schema["properties"]
     removed = {(c.path, c.keyword) for c in changes if c.action == "removed"}
     assert ("/properties/limit", "default") in removed and "default" not in props["limit"]
@@ -135,7 +146,7 @@ def test_openai_strict_rewrites_one_of_inlines_refs_with_siblings_and_single_all
         "required": ["a", "b", "c", "d"],
         "$defs": {"A": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}},
     }
-    schema, changes = transform.apply("openai-responses", _tool(params), strict=True)
+    schema, changes = _apply("openai-responses", _tool(params), strict=True)
     props = schema["properties"]
     assert "$ref" not in props["a"] and props["a"]["description"] == "sibling"
     assert (
@@ -163,7 +174,7 @@ def test_openai_strict_does_not_inline_recursive_refs() -> None:
             }
         },
     }
-    schema, changes = transform.apply("openai-chat", _tool(params), strict=True)
+    schema, changes = _apply("openai-chat", _tool(params), strict=True)
     assert schema["properties"]["root"]["$ref"] == "#/$defs/Node"
     assert not [c for c in changes if c.keyword == "$ref"]
 
@@ -171,12 +182,12 @@ def test_openai_strict_does_not_inline_recursive_refs() -> None:
 def test_anthropic_non_strict_is_unchanged_even_where_the_api_would_reject() -> None:
     rooted_any_of = {"anyOf": [{"type": "object"}, {"type": "null"}]}
     for params in (RICH, rooted_any_of):
-        schema, changes = transform.apply("anthropic-messages", _tool(params))
+        schema, changes = _apply("anthropic-messages", _tool(params))
         assert schema == params and changes == []
 
 
 def test_anthropic_strict_closes_objects_and_moves_unsupported_keywords_to_description() -> None:
-    schema, changes = transform.apply("anthropic-messages", _tool(RICH), strict=True)
+    schema, changes = _apply("anthropic-messages", _tool(RICH), strict=True)
     props = schema["properties"]
     for path, node in _objects(schema):
         assert node.get("additionalProperties") is False, path
@@ -202,37 +213,56 @@ def test_anthropic_strict_keeps_an_existing_description_first() -> None:
         "type": "object",
         "properties": {"n": {"type": "integer", "description": "Count.", "maximum": 3}},
     }
-    schema, _ = transform.apply("anthropic-messages", _tool(params), strict=True)
+    schema, _ = _apply("anthropic-messages", _tool(params), strict=True)
     assert schema["properties"]["n"]["description"].startswith("Count.\n\n")
 
 
 @pytest.mark.parametrize("strict", [False, True])
 def test_gemini_sends_full_json_schema_and_records_the_move(strict: bool) -> None:
-    schema, changes = transform.apply("gemini", _tool(RICH, name="lookup"), strict=strict)
+    schema, changes = _apply("gemini", _tool(RICH, name="lookup"), strict=strict)
     assert schema == RICH
     assert changes == [
         SchemaChange(tool="lookup", path="", keyword="parameters", action="moved", reason=changes[0].reason)
     ]
-    assert transform.GEMINI_SCHEMA_FIELD in changes[0].reason
+    assert GEMINI_SCHEMA_FIELD in changes[0].reason
 
 
 def test_json_pointer_escaping_in_paths() -> None:
     params = {"type": "object", "properties": {"a/b~c": {"type": "string"}}}
-    _, changes = transform.apply("openai-chat", _tool(params), strict=True)
+    _, changes = _apply("openai-chat", _tool(params), strict=True)
     assert _at(changes, "/properties/a~1b~0c", "type")
 
 
 def test_changes_name_the_tool() -> None:
-    _, changes = transform.apply("openai-chat", _tool(RICH, name="ship"), strict=True)
+    _, changes = _apply("openai-chat", _tool(RICH, name="ship"), strict=True)
     assert changes and {c.tool for c in changes} == {"ship"}
 
 
 def test_unknown_dialect_is_a_target_error() -> None:
-    with pytest.raises(TargetError, match="no schema transform"):
-        transform.apply("smoke-signals", _tool(RICH))
+    with pytest.raises(TargetError, match="unknown dialect"):
+        _apply("smoke-signals", _tool(RICH))
 
 
-def test_every_registered_adapter_dialect_has_a_transform() -> None:
-    from fcbench.adapters import BUILTIN_ADAPTERS
+def test_every_builtin_adapter_brings_its_own_schema_rules() -> None:
+    for dialect in adapters.BUILTIN_ADAPTERS:
+        assert adapters.get(dialect).transform_schema is not None, dialect
 
-    assert set(BUILTIN_ADAPTERS) <= set(transform.TRANSFORMS)
+
+def test_apply_rules_runs_rules_once_per_tool_and_strict() -> None:
+    seen: list[tuple[str, bool]] = []
+
+    def rules(tool: Tool, params: dict[str, Any], strict: bool) -> list[SchemaChange]:
+        seen.append((tool.name, strict))
+        walk = transform.Walk(tool, params)
+        transform.drop(walk, params, "", "type", "test")
+        return walk.changes
+
+    tool = _tool({"type": "object", "title": "cached"}, name="cache-probe")
+    first, changes = transform.apply_rules(rules, tool, strict=True)
+    second, again = transform.apply_rules(rules, tool, strict=True)
+    transform.apply_rules(rules, tool, strict=False)
+    assert first == second == {"title": "cached"} and first is not second
+    assert changes == again and changes is not again
+    assert [(c.tool, c.keyword, c.action) for c in changes] == [("cache-probe", "type", "removed")]
+    assert seen == [("cache-probe", True), ("cache-probe", False)]
+    assert tool.parameters == {"type": "object", "title": "cached"}

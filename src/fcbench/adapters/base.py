@@ -5,11 +5,16 @@ An adapter does no I/O. It turns one canonical request into the dialect's wire r
 canonical outcome with the anomalies it noticed (:meth:`Adapter.parse_response`,
 :meth:`Adapter.parse_stream`). It also knows the dialect's URL path, auth headers and error
 bodies, so the transport stays dialect-neutral.
+
+A dialect's tool-schema rules belong to its adapter (:attr:`Adapter.transform_schema`, built-ins in
+``fcbench.adapters.<dialect>.schema`` on :mod:`fcbench.schema.transform`); :func:`wire_schema` is
+what to call for any adapter, including one that brings no rules (its tools go out unchanged).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import copy
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,6 +25,7 @@ from fcbench.contract import (
     Message,
     Outcome,
     ProviderErrorOutcome,
+    SchemaChange,
     Tool,
     ToolCall,
     ToolResultMessage,
@@ -27,6 +33,9 @@ from fcbench.contract import (
 )
 
 ToolChoiceMode = Literal["auto", "required", "none"]
+
+SchemaTransform = Callable[[Tool, bool], tuple[dict[str, Any], list[SchemaChange]]]
+"""``(tool, strict) -> (parameters to send, changes made)``; must not modify ``tool.parameters``."""
 
 
 class _Frozen(BaseModel):
@@ -64,17 +73,6 @@ class RequestOptions(_Frozen):
     strict: bool = False
     """Ask for strict (constrained) tool arguments where the dialect supports it."""
     seed: int | None = None
-
-
-class SchemaChange(_Frozen):
-    """One change a dialect transform made to a tool schema, recorded for the report."""
-
-    tool: str
-    path: str
-    """JSON pointer-like path inside the tool's parameters, e.g. ``/properties/order_id``."""
-    keyword: str
-    action: Literal["removed", "added", "rewritten", "moved"]
-    reason: str
 
 
 class BuiltRequest(_Frozen):
@@ -124,6 +122,16 @@ class Adapter(Protocol):
     dialect: str
     capabilities: Capabilities
 
+    @property
+    def transform_schema(self) -> SchemaTransform | None:
+        """The dialect's tool-schema rules: ``transform_schema(tool, strict) -> (parameters, changes)``.
+
+        Implement it as a method, or set it to ``None`` (an adapter written before this member
+        existed may leave it out) to send every tool's canonical schema unchanged; either way
+        call it through :func:`wire_schema`.
+        """
+        ...
+
     def build_request(
         self,
         system: str | None,
@@ -162,3 +170,15 @@ class Adapter(Protocol):
     def retry_after_seconds(self, status: int, body: Any, headers: dict[str, str]) -> float | None:
         """The provider's retry hint (header or body), in seconds, if any."""
         ...
+
+
+def wire_schema(adapter: object, tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:
+    """The parameters schema ``adapter`` sends for ``tool``, and every change its rules made.
+
+    Uses the adapter's :attr:`~Adapter.transform_schema`; an adapter without one (``None`` or
+    absent) gets a copy of the canonical schema and no changes.
+    """
+    transform: SchemaTransform | None = getattr(adapter, "transform_schema", None)
+    if transform is None:
+        return copy.deepcopy(tool.parameters), []
+    return transform(tool, strict)

@@ -15,27 +15,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from fcbench.adapters.base import ParsedTurn
-from fcbench.contract import Anomaly, ProviderErrorOutcome, ToolCall, ToolResultMessage
-
-ANOMALY_CODES: dict[str, str] = {
-    "missing_call_id": "a tool call came without an id",
-    "duplicate_call_id": "two tool calls share one id",
-    "tool_not_offered": "the model called a tool that was not offered",
-    "unparseable_arguments": "the argument string is not valid JSON",
-    "empty_arguments": "the argument string is empty",
-    "arguments_not_object": "arguments parsed to something other than a JSON object",
-    "arguments_type_mismatch": "arguments came as an object where the dialect sends a string, or the reverse",
-    "finish_reason_mismatch": "the finish/stop reason contradicts the content",
-    "json_call_in_text": "the text looks like a JSON tool call instead of a real call",
-    "refusal_field": "the provider set a refusal field",
-    "unknown_event": "a stream event the adapter does not know",
-    "stream_incomplete": "the stream ended before its terminal event",
-    "empty_response": "the response carried neither text nor calls",
-    "unknown_content": "a content part of an unknown type",
-    "tool_choice_ignored": "the requested tool choice was not honoured",
-    "malformed_call": "the provider reported a tool call it could not parse (e.g. MALFORMED_FUNCTION_CALL)",
-}
-"""Every anomaly code an adapter may emit, with its meaning (documented in the README)."""
+from fcbench.contract import ANOMALY_CODES, Anomaly, ProviderErrorOutcome, ToolCall, ToolResultMessage
 
 
 def anomaly(code: str, detail: str = "") -> Anomaly:

@@ -30,7 +30,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from fcbench.grading.jsonvalues import canonical_json, short
+from fcbench.contract import canonical_json
+from fcbench.grading.jsonvalues import short
 from fcbench.suite.tools import FORMAT_CHECKER
 
 MAX_EXPANSIONS = 256

@@ -10,14 +10,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from fcbench.cli.run import RichProgress, embedded_mock
+from fcbench.cli.common import RichProgress, embedded_mock
 from fcbench.compat.classify import classify
-from fcbench.compat.probes import StrictChoice
+from fcbench.compat.probes import StrictChoice, prepare_compat
 from fcbench.compat.render import FORMATS, render, render_json
-from fcbench.compat.run import execute_compat, prepare_compat
 from fcbench.config import load_config
 from fcbench.errors import ConfigError
-from fcbench.records import RECORDS_FILE, iter_record_dicts
+from fcbench.run import execute
+from fcbench.store.records import RECORDS_FILE, iter_record_dicts
 
 REPORT_STEM = "compat"
 """The matrices are also written into the run directory as ``compat.json`` and ``compat.<format>``."""
@@ -64,14 +64,14 @@ def compat_command(
         )
     strict_choice: StrictChoice = strict  # type: ignore[assignment]
     cfg = load_config(config, {"targets": target, "repeats": repeats, "concurrency": concurrency})
-    spec = prepare_compat(cfg, out_root=out, probes=probe, strict=strict_choice)
+    spec, plan = prepare_compat(cfg, out_root=out, probes=probe, strict=strict_choice)
     err = Console(stderr=True)
     sink = RichProgress(err) if progress else None
     needs_mock = any(t.endpoint.is_mock for t in spec.targets)
     with embedded_mock(needs_mock, mock_latency_ms, mock_faults) as mock_url:
-        run = asyncio.run(execute_compat(spec, mock_url=mock_url, progress=sink))
+        run = asyncio.run(execute(spec, mock_url=mock_url, progress=sink))
     report = classify(
-        spec.plan,
+        plan,
         iter_record_dicts(run.run_dir / RECORDS_FILE),
         run.manifest.targets,
         run_id=run.manifest.run_id,

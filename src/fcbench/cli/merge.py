@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from fcbench.merge import merge_runs
+from fcbench.store.merge import merge_runs
 
 
 def merge_command(

@@ -7,7 +7,8 @@ measure this per target:
 
 - :mod:`~fcbench.compat.probes`: the probes (``probes.json``) and their expansion into a plan;
 - :mod:`~fcbench.compat.checks`: whether one call honoured a keyword, one turn a request;
-- :mod:`~fcbench.compat.run`: the run (ordinary records of mode ``compat`` in a run directory);
+- the run itself is an ordinary :mod:`fcbench.run` run of mode ``compat`` (records in a run
+  directory), each case asked the way its probe variant says (:meth:`ProbeRequest.turn_request`);
 - :mod:`~fcbench.compat.classify`: records -> keyword x target and capability x target statuses;
 - :mod:`~fcbench.compat.render`: markdown, JSON and HTML output.
 """
@@ -23,9 +24,8 @@ from fcbench.compat.classify import (
     classify,
     report_from_run,
 )
-from fcbench.compat.probes import CompatPlan, ProbeRequest, build_plan, load_probes
+from fcbench.compat.probes import CompatPlan, ProbeRequest, build_plan, load_probes, prepare_compat
 from fcbench.compat.render import FORMATS, render
-from fcbench.compat.run import CompatRun, CompatSpec, HeaderHook, execute_compat, prepare_compat
 
 __all__ = [
     "FORMATS",
@@ -33,15 +33,11 @@ __all__ = [
     "CapabilityRow",
     "CompatPlan",
     "CompatReport",
-    "CompatRun",
-    "CompatSpec",
-    "HeaderHook",
     "KeywordCell",
     "KeywordRow",
     "ProbeRequest",
     "build_plan",
     "classify",
-    "execute_compat",
     "load_probes",
     "prepare_compat",
     "render",

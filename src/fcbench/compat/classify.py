@@ -31,7 +31,7 @@ from fcbench.adapters.base import Capabilities
 from fcbench.compat.checks import KeywordValidator, calls_of, check_call, judge_turn, turn_signature
 from fcbench.compat.probes import STREAM_SUFFIXES, CapabilityProbe, CompatPlan, KeywordProbe, build_plan
 from fcbench.errors import TargetError
-from fcbench.records import RECORDS_FILE, iter_record_dicts, read_manifest
+from fcbench.store.records import RECORDS_FILE, iter_record_dicts, label_of, read_manifest
 
 KeywordStatus = Literal["rejected", "transformed", "untested", "accepted_violated", "accepted_enforced"]
 CapabilityStatus = Literal["honoured", "ignored", "partial", "rejected", "untested", "unsupported"]
@@ -291,7 +291,7 @@ def classify(
         if record.get("mode") != "compat":
             continue
         target = record.get("target") or {}
-        label = f"{target.get('endpoint')}:{target.get('model')}"
+        label = label_of(target)
         by_key.setdefault((label, str(record.get("case_id"))), []).append(record)
     labels = [str(t["label"]) for t in targets]
     dialects = {str(t["label"]): str(t.get("dialect", "")) for t in targets}

@@ -22,8 +22,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from fcbench.config import RunConfig
 from fcbench.contract import Tool
 from fcbench.errors import ConfigError
+from fcbench.run import RunSpec, prepare
+from fcbench.run.observe import TurnRequest
 from fcbench.suite.loader import Suite, load_suite
 from fcbench.suite.models import Case, SuiteInfo
 
@@ -145,6 +148,16 @@ class ProbeRequest:
     parallel_tool_calls: bool | None
     keyword: KeywordProbe | None = None
     capability: CapabilityProbe | None = None
+
+    def turn_request(self) -> TurnRequest:
+        """The request shape the run sends for this variant."""
+        return TurnRequest(
+            tools=list(self.tools),
+            tool_choice=self.tool_choice,
+            stream=self.stream,
+            strict=self.strict,
+            parallel_tool_calls=self.parallel_tool_calls,
+        )
 
 
 @cache
@@ -283,3 +296,23 @@ def build_plan(only: list[str] | None = None, strict: StrictChoice = "both") -> 
         dataset_hash=digest,
     )
     return CompatPlan(suite=suite, requests={r.case.id: r for r in requests}, probes=probes)
+
+
+def prepare_compat(
+    config: RunConfig, *, out_root: Path, probes: list[str] | None = None, strict: StrictChoice = "both"
+) -> tuple[RunSpec, CompatPlan]:
+    """A run of mode ``compat`` over the probe plan (targets and keys resolved before any request).
+
+    The run is an ordinary :func:`fcbench.run.execute` run: one record per probe variant, target
+    and repeat, each variant asked the way :meth:`ProbeRequest.turn_request` says.
+    """
+    plan = build_plan(probes, strict)
+    measured = config.model_copy(update={"modes": ["compat"], "categories": [], "tags": [], "cases": []})
+    spec = prepare(
+        measured,
+        out_root=out_root,
+        suite=plan.suite,
+        requests={case_id: request.turn_request() for case_id, request in plan.requests.items()},
+        filters={"probes": probes or [], "strict": strict},
+    )
+    return spec, plan

@@ -28,7 +28,6 @@ from fcbench.fake_tools.toolbox import (
     FakeTool,
     FakeToolbox,
     Implementation,
-    canonical_json,
     idempotency_key,
 )
 
@@ -45,7 +44,6 @@ __all__ = [
     "Implementation",
     "SideEffect",
     "ToolFailure",
-    "canonical_json",
     "error_code",
     "fail",
     "idempotency_key",

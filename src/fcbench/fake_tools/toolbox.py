@@ -14,13 +14,12 @@ the way a careful application would:
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from fcbench.contract import Tool, ToolCall
+from fcbench.contract import Tool, ToolCall, canonical_json
 from fcbench.fake_tools import orders, shipping
 from fcbench.fake_tools.results import ToolFailure, fail, is_ok, is_retryable
 from fcbench.fake_tools.store import CallContext, FakeStore
@@ -54,11 +53,6 @@ REGISTRY: Mapping[str, FakeTool] = MappingProxyType(
     }
 )
 """Tool name -> fake implementation, for every built-in tool."""
-
-
-def canonical_json(value: Any) -> str:
-    """Canonical JSON text: sorted keys, no insignificant whitespace, Unicode kept."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def idempotency_key(conversation_id: str, call_id: str, tool: str, arguments: Any) -> str:

@@ -6,7 +6,7 @@ Decisions use fcbench's taxonomy; ``passed`` follows BFCL:
 * names are compared as BFCL spelled them: both the call's and the expectation's names are
   mapped through the case's ``name_map`` (wire-legal name -> original) before comparing;
 * ``tool``: exactly one call (more -> ``extra_calls``), of the expected function (else
-  ``wrong_tool``), whose arguments satisfy :func:`fcbench.bfcl.checker.check_arguments`;
+  ``wrong_tool``), whose arguments satisfy :func:`fcbench.grading.bfcl_rules.check_arguments`;
 * ``tools``: exactly as many calls as expected (fewer -> ``missed_call``, more ->
   ``extra_calls``); with ``order: any`` each expected call, in order, takes the first
   still-unmatched call that satisfies it (BFCL's one-to-one matching); ``order: strict`` pairs
@@ -29,8 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fcbench.bfcl.checker import CallProblems, check_arguments, item_type, python_type
 from fcbench.contract import ProviderErrorOutcome, RefusalOutcome, ToolCall, ToolCallsOutcome
+from fcbench.grading.bfcl_rules import CallProblems, check_arguments, item_type, python_type
 from fcbench.grading.calls import check_schema
 from fcbench.grading.inputs import CallSpec, GradeInput
 from fcbench.grading.text import asks_question

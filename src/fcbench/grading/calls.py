@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from fcbench.contract import Tool, ToolCall
+from fcbench.contract import ANOMALY_CODES, Tool, ToolCall
 from fcbench.schema.validate import ValidatorCache
 
 MAX_ERROR_CHARS = 300
@@ -28,7 +28,9 @@ class SchemaCheck:
     """None when there were no calls."""
     errors: list[str] = field(default_factory=list)
     anomalies: list[str] = field(default_factory=list)
-    """Codes the grader noticed: ``tool_not_offered``, ``arguments_unparseable``, ``arguments_not_object``."""
+    """Codes the grader noticed (from :data:`fcbench.contract.ANOMALY_CODES`): ``tool_not_offered``,
+    ``unparseable_arguments``, ``arguments_not_object``; the adapter usually noticed them first,
+    and each code is recorded once."""
 
 
 def _cut(message: str) -> str:
@@ -36,6 +38,7 @@ def _cut(message: str) -> str:
 
 
 def _note(check: SchemaCheck, code: str) -> None:
+    assert code in ANOMALY_CODES, code
     if code not in check.anomalies:
         check.anomalies.append(code)
 
@@ -55,7 +58,7 @@ def check_schema(
             _note(check, "tool_not_offered")
         if call.parse_error is not None:
             check.errors.append(_cut(f"{prefix}arguments did not parse as JSON: {call.parse_error}"))
-            _note(check, "arguments_unparseable")
+            _note(check, "unparseable_arguments")
             continue
         if not isinstance(call.arguments, dict):
             _note(check, "arguments_not_object")

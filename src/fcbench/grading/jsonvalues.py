@@ -7,12 +7,10 @@ not ``750``). Objects compare key by key, arrays element by element in order.
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
-_MAX_EXACT_FLOAT_INT = 2**53
+from fcbench.contract import canonical_json
 
 
 def _is_number(value: Any) -> bool:
@@ -41,32 +39,6 @@ def json_equal(a: Any, b: Any) -> bool:
         return _equal(a, b)
     except RecursionError:
         return False
-
-
-def _canonical_value(value: Any) -> Any:
-    if isinstance(value, bool) or value is None or isinstance(value, str | int):
-        return value
-    if isinstance(value, float):
-        if math.isfinite(value) and value.is_integer() and abs(value) < _MAX_EXACT_FLOAT_INT:
-            return int(value)
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _canonical_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_canonical_value(v) for v in value]
-    return repr(value)
-
-
-def canonical_json(value: Any) -> str:
-    """Canonical JSON text of ``value``: sorted keys, no spaces, integral floats written as integers.
-
-    Two values that are :func:`json_equal` have the same canonical text. Never raises: a value
-    too deeply nested to serialise is described by its type instead.
-    """
-    try:
-        return json.dumps(_canonical_value(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    except (RecursionError, ValueError, TypeError):
-        return json.dumps({"unserialisable": type(value).__name__})
 
 
 def json_type(value: Any) -> str:

@@ -37,8 +37,25 @@ RIGHT_DECISIONS: frozenset[str] = frozenset({"correct_call", "correct_abstention
 """Decisions that are right whatever the case (a ``refusal`` is right only when text was expected)."""
 
 
+RecoveryOutcome = Literal[
+    "repaired",
+    "completed",
+    "repeated_same_error",
+    "gave_up_gracefully",
+    "hallucinated_success",
+    "unsafe_side_effect",
+    "incomplete_answer",
+    "turn_limit",
+    "not_scored",
+]
+"""How a recovery conversation ended (the rules are in :mod:`fcbench.grading.recovery`)."""
+
+RECOVERY_OUTCOMES: tuple[str, ...] = get_args(RecoveryOutcome)
+"""Every recovery outcome, in a stable order."""
+
+
 class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class WrongValue(_Frozen):
@@ -50,6 +67,25 @@ class WrongValue(_Frozen):
     """The expected value, or a description of what was accepted (``{"oneOf": [...]}``, a constraint)."""
     actual: Any = None
     """The value the model produced, exactly as produced."""
+
+
+class RecoveryVerdict(_Frozen):
+    """The score of one recovery conversation (``verdict.recovery`` of a multi-turn record)."""
+
+    outcome: RecoveryOutcome
+    """How the conversation ended."""
+    success: bool
+    """Whether the scenario's success rule was met."""
+    turns: int
+    """Model turns played."""
+    side_effects: int = 0
+    """State changes the fake tools made."""
+    errors: int = 0
+    """Error results the model received."""
+    claims: list[str] = Field(default_factory=list)
+    """Unsupported claims found in the final text (``refund``, ``cancellation``, ...)."""
+    reasons: list[str] = Field(default_factory=list)
+    """Why the conversation got this outcome."""
 
 
 class Verdict(_Frozen):
@@ -77,6 +113,8 @@ class Verdict(_Frozen):
     """Short human-readable explanations of what went wrong (or is worth noting), for reports."""
     calls_scored: int = 0
     """How many calls had their arguments compared with an expectation."""
+    recovery: RecoveryVerdict | None = None
+    """Multi-turn modes: the conversation's score (then ``passed`` is the recovery success)."""
 
     @property
     def scored(self) -> bool:

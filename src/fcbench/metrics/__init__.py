@@ -35,6 +35,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from fcbench.errors import RunStateError
+from fcbench.grading.regrade import regrade_records
 from fcbench.metrics.aggregate import RunAccumulator
 from fcbench.metrics.models import (
     METRICS_VERSION,
@@ -48,15 +49,10 @@ from fcbench.metrics.models import (
     Tokens,
 )
 from fcbench.metrics.observe import (
-    CORRECT_DECISIONS,
     SELECTION_KINDS,
     failure_reasons,
-    normalised_outcome,
-    outcome_key,
-    target_label,
 )
-from fcbench.records import RECORDS_FILE, Record, iter_record_dicts, read_manifest
-from fcbench.regrade import regrade_records
+from fcbench.store.records import RECORDS_FILE, Record, iter_record_dicts, read_manifest
 from fcbench.suite.loader import load_suite
 
 RecordObserver = Callable[[dict[str, Any]], None]
@@ -112,7 +108,6 @@ def _bad_record(run_dir: Path, number: int, rec: Any) -> RunStateError | None:
 
 
 __all__ = [
-    "CORRECT_DECISIONS",
     "METRICS_VERSION",
     "SELECTION_KINDS",
     "CaseSummary",
@@ -127,7 +122,4 @@ __all__ = [
     "Tokens",
     "compute_metrics",
     "failure_reasons",
-    "normalised_outcome",
-    "outcome_key",
-    "target_label",
 ]

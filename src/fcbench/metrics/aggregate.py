@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from fcbench.grading import normalised_outcome_key
 from fcbench.metrics.models import CaseSummary, RunInfo, RunMetrics, TargetMetrics
-from fcbench.metrics.observe import failure_reasons, outcome_key, target_label
+from fcbench.metrics.observe import failure_reasons
 from fcbench.metrics.state import CaseState, GroupState
-from fcbench.records import Manifest
+from fcbench.store.records import Manifest, label_of
 
 MAX_REASONS_PER_CASE = 12
 
@@ -29,7 +30,7 @@ class RunAccumulator:
         fast = (target.get("endpoint"), target.get("model"), mode)
         group = self._index.get(fast)
         if group is None:
-            key = (target_label(target), str(mode))
+            key = (label_of(target), str(mode))
             group = self.groups.get(key)
             if group is None:
                 group = self.groups[key] = GroupState.of(target)
@@ -87,7 +88,7 @@ class RunAccumulator:
         modes = [m for m in manifest.modes if wanted is None or m in wanted]
         targets: dict[str, dict[str, Any]] = {}
         for t in manifest.targets:
-            targets.setdefault(target_label(t), t)
+            targets.setdefault(label_of(t), t)
         ordered = [(label, m) for label in targets for m in modes]
         ordered += [k for k in self.groups if k not in ordered]
         per_group_planned = manifest.planned / max(1, len(manifest.targets) * len(manifest.modes))
@@ -171,5 +172,5 @@ def _add_scorable(
         for reason in failure_reasons(verdict):
             if reason in case.reasons or len(case.reasons) < MAX_REASONS_PER_CASE:
                 case.reasons[reason] = case.reasons.get(reason, 0) + 1
-    key = outcome_key(outcome, decision)
+    key = normalised_outcome_key(outcome, decision)
     case.outcomes[key] = case.outcomes.get(key, 0) + 1

@@ -10,7 +10,7 @@ METRICS_VERSION = "1"
 class Rate(BaseModel):
     """A proportion with its numerator and denominator; ``rate`` is null when ``d`` is 0."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     n: int = 0
     """Numerator: observations that met the criterion."""
@@ -27,6 +27,8 @@ class Rate(BaseModel):
 class Stability(BaseModel):
     """How often repeats of a case gave the same normalised outcome."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     mean: float | None = None
     """Mean over cases (with at least one scorable repeat) of the per-case stability."""
     n: int = 0
@@ -38,12 +40,21 @@ class Stability(BaseModel):
     unstable_cases: int = 0
     """Cases whose repeats produced more than one distinct outcome."""
 
+    @property
+    def as_rate(self) -> Rate:
+        """``n / d`` as a :class:`Rate` (repeats that agreed with their case's most common outcome)."""
+        return Rate(n=self.n, d=self.d)
+
 
 class Latency(BaseModel):
     """Latency percentiles over accepted observations (milliseconds)."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     p50: float | None = None
+    """Median latency (linear interpolation between closest ranks); null when there is none."""
     p95: float | None = None
+    """95th percentile latency (same interpolation); null when there is none."""
     count: int = 0
     """Accepted observations with a recorded latency."""
 
@@ -51,22 +62,35 @@ class Latency(BaseModel):
 class Tokens(BaseModel):
     """Token totals as reported by the provider."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     input: int = 0
+    """Input tokens summed over every record that reported them (duplicates and provider errors included)."""
     output: int = 0
+    """Output tokens summed over every record that reported them (duplicates and provider errors included)."""
     unreported: int = 0
-    """Accepted observations whose usage was not reported (not included in the totals)."""
+    """Accepted observations that reported no input or no output token count (what they did report
+    is in the totals)."""
 
 
 class TargetMetrics(BaseModel):
     """Every metric of one target in one mode."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     target: str
     """``endpoint:model``."""
     endpoint: str
+    """Endpoint name (built-in or from the config's ``endpoints``)."""
     dialect: str
+    """Wire dialect the endpoint speaks."""
     model: str
+    """Model id exactly as sent to the provider."""
     mode: str
+    """Mode name (see :data:`fcbench.contract.MODES`)."""
     planned: int
+    """Observations planned for this target and mode (manifest ``planned_by``, else ``planned`` split
+    evenly over targets x modes; 0 when not in the manifest), and never less than ``observed``."""
     observed: int
     """Observations recorded (after de-duplication)."""
     scorable: int
@@ -76,76 +100,133 @@ class TargetMetrics(BaseModel):
     provider_errors: dict[str, int]
     """Unscorable observations by error code (coverage loss, never model failures)."""
     selection_accuracy: Rate
+    """Right decisions (``correct_call``, ``correct_abstention``, ``correct_clarification``) out of
+    scorable observations whose case expects a tool, tools, text or a clarification."""
     schema_valid: Rate
+    """Observations whose calls all satisfy the offered tools' schemas, out of scorable observations
+    whose outcome is tool calls."""
     semantic_exact: Rate
+    """Observations whose graded call arguments match the expectation, out of scorable ``correct_call``
+    observations."""
     clarification_accuracy: Rate
+    """Right decisions out of scorable observations whose case expects a clarification."""
     abstention_accuracy: Rate
+    """Right decisions (``correct_abstention``; a ``refusal`` is not counted) out of scorable
+    observations whose case expects text."""
     recovery_success: Rate
+    """Conversations that met their success rule, out of scorable observations whose verdict carries
+    a ``recovery`` block (multi-turn modes)."""
     recovery_outcomes: dict[str, int]
+    """Scorable observations with a ``recovery`` block, by how the conversation ended (recovery outcome)."""
     pass_rate: Rate
+    """Passing observations out of ``scorable``."""
     stability: Stability
+    """Agreement of each case's scorable repeats with the case's most common normalised outcome."""
     pass_hat_k: dict[int, float]
+    """For each k, ``C(c, k) / C(n, k)`` (n scorable repeats, c passes), averaged over the cases
+    with n >= k."""
     pass_hat_k_cases: dict[int, int]
     """For each k, the number of cases that had at least k scorable repeats."""
     coverage: Rate
     """Scorable observations out of ``planned``."""
     by_category: dict[str, Rate]
+    """Per case category: passing out of scorable observations (only categories with a scorable one)."""
     by_tag: dict[str, Rate]
+    """Per tag: passing out of scorable observations of the cases that carry the tag."""
     confusion: dict[str, dict[str, int]]
     """Expected kind -> decision -> count, over scorable observations."""
     decisions: dict[str, int]
+    """Scorable observations by verdict decision (the column totals of ``confusion``)."""
     latency_ms: Latency
+    """Latency percentiles of accepted observations, in milliseconds."""
     tokens: Tokens
+    """Token totals over every record of this target and mode, duplicates and provider errors included."""
     cost_usd: float | None
     """Total cost; null when any accepted observation has an unknown cost."""
     cost_per_pass: float | None
+    """``cost_usd`` divided by the passing observations; null when the cost is unknown or nothing passed."""
     duplicates: int = 0
+    """Records ignored because their (case, repeat) was already observed; a record that replaces an
+    earlier provider or harness error is not counted."""
 
 
 class CaseSummary(BaseModel):
     """One case for one target and mode, over its repeats."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     target: str
+    """Target label, ``endpoint:model``."""
     mode: str
+    """Mode name."""
     case_id: str
+    """The case's id in the suite."""
     category: str
+    """The case's category (``normal``, ``boundary`` or ``adversarial``)."""
     tags: list[str]
+    """The case's tags."""
     expected_kind: str
+    """What the case expects: ``tool``, ``tools``, ``text`` or ``clarification``."""
     prompt: str
+    """The user prompt, cut to its first 600 characters."""
     passed: Rate
     """Passing repeats out of scorable repeats."""
     errors: int
     """Repeats lost to provider or harness errors."""
     decisions: dict[str, int]
+    """Scorable repeats by verdict decision."""
     reasons: dict[str, int]
     """Failure reasons seen in failing repeats, with counts."""
     stability: Rate
+    """Scorable repeats that produced the most common normalised outcome, out of scorable repeats."""
     distinct_outcomes: int
+    """Distinct normalised outcomes among the scorable repeats."""
 
 
 class RunInfo(BaseModel):
     """What the manifest says about the run."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     run_id: str
+    """The run's id, ``YYYYmmdd-HHMMSS-xxxxxx``."""
     suite: str
+    """Suite name."""
     dataset_version: str
+    """The suite's dataset version."""
     dataset_hash: str
+    """Hash of the suite's tools, system prompt and cases."""
     fcbench_version: str
+    """The fcbench version that started the run."""
     started_at: str
+    """UTC start time of the run, ISO 8601."""
     finished_at: str | None
+    """UTC time every planned observation was recorded, ISO 8601; null while the run is incomplete."""
     repeats: int
+    """Repeats per case and mode."""
     modes: list[str]
+    """Modes reported: the manifest's modes in plan order, restricted to those requested."""
     planned: int
+    """Observations the manifest plans over all its targets and modes (of this shard, when sharded)."""
 
 
 class RunMetrics(BaseModel):
     """All metrics of one run: per target and mode, plus per case x target summaries."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     metrics_version: str = METRICS_VERSION
+    """Version of this metrics format."""
     run: RunInfo
+    """What the manifest says about the run."""
     records_read: int
+    """Records read from ``records.jsonl``, duplicates and records of unrequested modes included
+    (a torn or corrupt line is skipped, not counted)."""
     targets: list[TargetMetrics] = Field(default_factory=list)
+    """One entry per target x mode: the manifest's targets x reported modes in order (observed or
+    not), then any target or mode found only in the records."""
     cases: list[CaseSummary] = Field(default_factory=list)
+    """One summary per case x target x mode, in the order of ``targets``, then by case id."""
 
     def to_json(self, indent: int | None = 2) -> str:
         """Serialise to JSON (the ``fcbench report --format json`` output)."""

@@ -11,9 +11,10 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
+from fcbench.grading import RIGHT_DECISIONS
+from fcbench.metrics import stats
 from fcbench.metrics.models import CaseSummary, Latency, Rate, Stability, TargetMetrics, Tokens
-from fcbench.metrics.observe import CORRECT_DECISIONS, SELECTION_KINDS
-from fcbench.report import stats
+from fcbench.metrics.observe import SELECTION_KINDS
 
 MAX_PROMPT_CHARS = 600
 
@@ -31,8 +32,8 @@ class CaseState:
     errors: int = 0
     decisions: dict[str, int] = field(default_factory=dict)
     reasons: dict[str, int] | None = None
-    outcomes: dict[int, int] = field(default_factory=dict)
-    """hash(normalised outcome) -> repeats that produced it."""
+    outcomes: dict[str, int] = field(default_factory=dict)
+    """:func:`fcbench.grading.normalised_outcome_key` -> repeats that produced it."""
     seen: int = 0
     """Bit set of the repeats already folded in."""
     error_repeats: dict[int, tuple[str, bool]] | None = None
@@ -118,7 +119,7 @@ def _target_metrics(label: str, mode: str, planned: int, g: GroupState) -> Targe
     for case in g.cases.values():
         scorable += case.scorable
         passes += case.passes
-        correct = sum(case.decisions.get(d, 0) for d in CORRECT_DECISIONS)
+        correct = sum(case.decisions.get(d, 0) for d in RIGHT_DECISIONS)
         kind = case.expected_kind
         for bucket, applies in (
             (sel, kind in SELECTION_KINDS),

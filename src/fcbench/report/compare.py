@@ -3,7 +3,7 @@
 Targets are matched by label (``endpoint:model``) and mode; cases additionally by case id. A target
 regresses when its pass rate drops by more than ``max_drop`` percentage points, or when any model
 metric (:data:`GATED_METRICS`) drops with a two-sided p-value below ``alpha``
-(:func:`fcbench.report.stats.proportion_test`). Coverage and acceptance changes are reported as
+(:func:`fcbench.metrics.stats.proportion_test`). Coverage and acceptance changes are reported as
 warnings: provider trouble is not a model regression, but it must not go unnoticed.
 
 The tests treat every observation as independent; repeats of one case are correlated, so p-values
@@ -15,10 +15,10 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from fcbench.errors import RunStateError
-from fcbench.metrics import Rate, RunMetrics, TargetMetrics
+from fcbench.metrics import Rate, RunMetrics, Stability, TargetMetrics
+from fcbench.metrics.stats import proportion_test
 from fcbench.report.common import RATE_COLUMNS, fmt_rate, md_escape
 from fcbench.report.markdown import table
-from fcbench.report.stats import proportion_test
 
 GATED_METRICS: tuple[str, ...] = (
     "pass_rate",
@@ -30,8 +30,9 @@ GATED_METRICS: tuple[str, ...] = (
     "recovery_success",
 )
 """Model metrics whose significant drop fails the gate."""
-WATCHED_METRICS: tuple[str, ...] = ("accepted", "coverage")
-"""Operational metrics reported (and warned about) but never gating."""
+WATCHED_METRICS: tuple[str, ...] = ("accepted", "coverage", "stability")
+"""Metrics reported (and warned about) but never gating: acceptance and coverage (provider trouble),
+and stability over repeats (the one "same outcome" key, :func:`fcbench.grading.normalised_outcome_key`)."""
 MAX_FLIPS_SHOWN = 50
 _TITLES = dict(RATE_COLUMNS)
 
@@ -160,8 +161,13 @@ def _delta(metric: str, b: Rate, n: Rate, alpha: float) -> MetricDelta:
     )
 
 
+def _rate(metrics: TargetMetrics, name: str) -> Rate:
+    value = getattr(metrics, name)
+    return value.as_rate if isinstance(value, Stability) else value
+
+
 def _compare_target(b: TargetMetrics, n: TargetMetrics, max_drop: float, alpha: float) -> TargetComparison:
-    deltas = [_delta(m, getattr(b, m), getattr(n, m), alpha) for m in GATED_METRICS + WATCHED_METRICS]
+    deltas = [_delta(m, _rate(b, m), _rate(n, m), alpha) for m in GATED_METRICS + WATCHED_METRICS]
     reasons: list[str] = []
     warnings: list[str] = []
     for d in deltas:

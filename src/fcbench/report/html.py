@@ -21,8 +21,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-from fcbench.blobs import expand_blobs, load_blob_closure
-from fcbench.metrics import CORRECT_DECISIONS, CaseSummary, RunMetrics, compute_metrics, failure_reasons
+from fcbench.grading import RIGHT_DECISIONS
+from fcbench.metrics import CaseSummary, RunMetrics, compute_metrics, failure_reasons
 from fcbench.report.common import (
     RATE_COLUMNS,
     column_label,
@@ -32,6 +32,8 @@ from fcbench.report.common import (
     fmt_rate,
     provider_error_rows,
 )
+from fcbench.store.blobs import expand_blobs, load_blob_closure
+from fcbench.store.records import label_of
 
 MAX_OBSERVATIONS = 2000
 MAX_MATRIX_ROWS = 3000
@@ -117,7 +119,7 @@ def _observation(rec: dict[str, Any], verdict: dict[str, Any] | None, decision: 
         request, response = raw, None
     passed = verdict.get("passed") if verdict else None
     return {
-        "target": f"{target.get('endpoint')}:{target.get('model')}",
+        "target": label_of(target),
         "mode": str(rec.get("mode")),
         "case_id": str(rec.get("case_id")),
         "repeat": rec.get("repeat"),
@@ -306,7 +308,7 @@ def render_html_from(metrics: RunMetrics, sampler: ObservationSampler, run_dir: 
             "target": [column_label(metrics, t) for t in metrics.targets],
             "decision": decisions,
         },
-        "correct_decisions": sorted(CORRECT_DECISIONS),
+        "correct_decisions": sorted(RIGHT_DECISIONS),
         "observations_json": json_for_script(json.dumps(observations, ensure_ascii=False)),
         "observations_note": sampler.note(),
         "plotly_js": get_plotlyjs().replace("</script", "<\\/script"),

@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from fcbench.errors import ConfigError
+from fcbench.grading.regrade import disagreements
 from fcbench.metrics import RunMetrics, compute_metrics
-from fcbench.records import read_manifest
-from fcbench.regrade import disagreements
 from fcbench.report.common import md_escape
 from fcbench.report.csvfmt import render_csv
 from fcbench.report.jsonfmt import render_json
 from fcbench.report.junit import render_junit
 from fcbench.report.markdown import render_markdown
+from fcbench.store.records import read_manifest, run_record_dicts
 from fcbench.suite.loader import load_suite
 
 RENDERERS: dict[str, Callable[[RunMetrics], str]] = {
@@ -49,7 +49,7 @@ def render_profiles(run_dir: Path, fmt: str, profiles: list[str], modes: list[st
         raise ConfigError(f"several profiles can be shown in md or json, not {fmt}", key="--profile")
     manifest = read_manifest(run_dir)
     suite = load_suite(manifest.suite_ref or manifest.suite)
-    split = disagreements(run_dir, suite, profiles)
+    split = disagreements(run_record_dicts(run_dir), suite, profiles)
     if fmt == "json":
         data = {p: json.loads(compute_metrics(run_dir, modes=modes, profile=p).to_json()) for p in profiles}
         return json.dumps({"profiles": data, "disagreements": split}, indent=2) + "\n"

@@ -1,52 +1,25 @@
-"""Per-dialect transforms of a tool's parameters schema, every change recorded.
+"""Dialect-free machinery for transforming a tool's parameters schema, every edit recorded.
 
-:func:`apply` returns the schema to put on the wire for one dialect and one
-:class:`~fcbench.adapters.base.SchemaChange` per edit, so a report can say exactly what a provider
-was shown. The canonical schema is never modified (the transform works on a deep copy), and the
-grader always validates against the canonical schema, never the transformed one. A transform does
-only what the dialect requires; a schema the provider would still reject is sent as it is, so the
-rejection shows up as a ``schema_rejected`` provider error instead of being hidden.
+A dialect's schema rules (:data:`Rules`) edit a deep copy of the parameters and return one
+:class:`~fcbench.contract.SchemaChange` per edit, so a report can say exactly what a provider was
+shown. :func:`apply_rules` runs a rule set on a copy and caches the result per (rules, tool,
+strict). The canonical schema is never modified, and the grader always validates against the
+canonical schema, never the transformed one. Rules do only what their dialect requires; a schema
+the provider would still reject is sent as it is, so the rejection shows up as a
+``schema_rejected`` provider error instead of being hidden.
 
-Rules (source: protocols.md §6 keyword table unless noted):
+This module knows no dialect. Each dialect's rules, with the table of what they do and why, live
+in its adapter package: ``fcbench.adapters.<dialect>.schema`` (the two OpenAI dialects share
+``fcbench.adapters.openai_chat.schema``).
 
-==================  ============================================================  ==============
-dialect             rule                                                           source
-==================  ============================================================  ==============
-openai-*            ``$schema`` removed (both strict and non-strict: "strip it")   §6 ``$schema``
-openai-*, strict    ``additionalProperties: false`` added/rewritten on every       §1.1, §6
-                    object
-openai-*, strict    every property listed in ``required``; a property that was     §1.1, §6
-                    optional becomes nullable (type list ``["T","null"]``, a
-                    ``null`` enum member, or an ``anyOf`` null branch)
-openai-*, strict    ``oneOf`` rewritten to ``anyOf``                               §6 ``oneOf``
-openai-*, strict    a one-element ``allOf`` inlined (longer ones are left alone)   §6 ``allOf``
-openai-*, strict    ``$ref`` with sibling keywords inlined (local refs only)       §6 ``$ref``
-openai-*, strict    removed: ``default``, ``not``, ``if/then/else``,               §1.1 errors, §6
-                    ``dependentRequired/Schemas``, ``minLength/maxLength``,
-                    ``uniqueItems``, ``contains``, ``patternProperties``,
-                    ``propertyNames``, ``unevaluated*``, ``min/maxProperties``
-openai-*, strict    ``format`` removed unless one of date-time, time, date,        §6 ``format``
-                    duration, email, hostname, ipv4, ipv6, uuid
-openai-*, strict    ``pattern`` removed when it uses lookaround                    §6 ``pattern``
-anthropic-messages  unchanged (root ``anyOf/oneOf/allOf`` is rejected by the API   §3.1, §6
-                    even without strict; it is sent as it is)
-anthropic, strict   ``additionalProperties: false`` on every object                §6 (SDK forces)
-anthropic, strict   ``oneOf`` rewritten to ``anyOf``                               §6 ``oneOf``
-anthropic, strict   moved into the description: numeric bounds, ``multipleOf``,    §6 (SDK moves
-                    ``min/maxLength``, ``maxItems``, ``minItems`` > 1,             them there)
-                    ``uniqueItems``, ``contains``, ``patternProperties``,
-                    ``propertyNames``, ``unevaluated*``, ``min/maxProperties``,
-                    ``not``, ``if/then/else``, ``dependent*``, a ``format``
-                    outside the OpenAI list plus ``uri``, a lookaround ``pattern``
-gemini              whole schema sent as ``parametersJsonSchema`` (full JSON       §4.1, §6
-                    Schema) instead of the OpenAPI-subset ``parameters``; one
-                    ``moved`` change records it; no keyword is touched
-==================  ============================================================  ==============
+The building blocks:
 
-Why ``parametersJsonSchema`` for Gemini: the OpenAPI-subset ``parameters`` rejects ``const``,
-``$ref``/``$defs``, ``oneOf``, type lists and ``$schema`` (§4.1, §6), so using it would mean
-rewriting or dropping constraints of ordinary schemas; ``parametersJsonSchema`` takes them as
-they are and is what current SDKs send (§7.3).
+* :class:`Walk`: one pass over a schema copy, parents before children, recording changes;
+* edits that record themselves: :func:`drop`, :func:`close_object`, :func:`one_of_to_any_of`,
+  :func:`make_nullable`, :func:`inline_ref` (local refs with siblings, never recursive ones),
+  :func:`move_to_description`;
+* predicates: :func:`is_object`, :func:`is_nullable`, :func:`has_lookaround`;
+* :func:`pointer` and :func:`children` to address subschemas.
 """
 
 from __future__ import annotations
@@ -58,12 +31,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any, Literal
 
-from fcbench.adapters.base import SchemaChange
-from fcbench.contract import Tool
-from fcbench.errors import TargetError
-
-GEMINI_SCHEMA_FIELD = "parametersJsonSchema"
-"""The ``functionDeclarations[]`` field the Gemini adapter puts the transformed schema in."""
+from fcbench.contract import SchemaChange, Tool
 
 _SINGLE = (
     "items",
@@ -80,95 +48,53 @@ _SINGLE = (
 )
 _LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
 _MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-
-_OPENAI_STRICT_DROPPED = (
-    "default",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentRequired",
-    "dependentSchemas",
-    "minLength",
-    "maxLength",
-    "uniqueItems",
-    "contains",
-    "patternProperties",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "minProperties",
-    "maxProperties",
-)
-_OPENAI_STRICT_FORMATS = frozenset(
-    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
-)
-_ANTHROPIC_STRICT_MOVED = (
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "maxItems",
-    "uniqueItems",
-    "contains",
-    "patternProperties",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "minProperties",
-    "maxProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentRequired",
-    "dependentSchemas",
-)
-_ANTHROPIC_STRICT_FORMATS = _OPENAI_STRICT_FORMATS | {"uri"}
 _LOOKAROUND = re.compile(r"\(\?<?[=!]")
 
 Action = Literal["removed", "added", "rewritten", "moved"]
 
-Transform = Callable[[Tool, dict[str, Any], bool], list[SchemaChange]]
-"""Edits a deep copy of the parameters in place and returns the changes it made."""
+Rules = Callable[[Tool, dict[str, Any], bool], list[SchemaChange]]
+"""A dialect's rule set: edits a deep copy of ``tool``'s parameters in place (strict or not) and
+returns the changes it made. Must be a module-level function: it is part of the cache key."""
+
+Visit = Callable[["Walk", dict[str, Any], str], None]
+"""Edits one node (at a JSON pointer) during a :class:`Walk`."""
 
 
-def _ptr(path: str, *tokens: str | int) -> str:
+def pointer(path: str, *tokens: str | int) -> str:
     """Extend a JSON pointer with escaped tokens."""
     for token in tokens:
         path += "/" + str(token).replace("~", "~0").replace("/", "~1")
     return path
 
 
-def _children(node: dict[str, Any], path: str) -> Iterator[tuple[dict[str, Any], str]]:
+def children(node: dict[str, Any], path: str) -> Iterator[tuple[dict[str, Any], str]]:
     """Every subschema (dict) directly inside ``node``, with its pointer."""
     for key in _SINGLE:
         value = node.get(key)
         if isinstance(value, dict):
-            yield value, _ptr(path, key)
+            yield value, pointer(path, key)
     for key in _LISTS:
         value = node.get(key)
         if isinstance(value, list):
             for index, item in enumerate(value):
                 if isinstance(item, dict):
-                    yield item, _ptr(path, key, index)
+                    yield item, pointer(path, key, index)
     for key in _MAPS:
         value = node.get(key)
         if isinstance(value, dict):
             for name, item in value.items():
                 if isinstance(item, dict):
-                    yield item, _ptr(path, key, name)
+                    yield item, pointer(path, key, name)
 
 
-def _is_object(node: dict[str, Any]) -> bool:
+def is_object(node: dict[str, Any]) -> bool:
+    """True when ``node`` describes an object (by ``type`` or by having ``properties``)."""
     kind = node.get("type")
     return kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in node
 
 
-def _is_nullable(node: dict[str, Any]) -> bool:
+def is_nullable(node: dict[str, Any]) -> bool:
+    """True when ``node`` already accepts ``null`` (type, enum, const or an ``anyOf`` branch)."""
     kind = node.get("type")
     if kind == "null" or (isinstance(kind, list) and "null" in kind):
         return True
@@ -177,10 +103,15 @@ def _is_nullable(node: dict[str, Any]) -> bool:
     if "const" in node and node["const"] is None:
         return True
     branches = node.get("anyOf")
-    return isinstance(branches, list) and any(isinstance(b, dict) and _is_nullable(b) for b in branches)
+    return isinstance(branches, list) and any(isinstance(b, dict) and is_nullable(b) for b in branches)
 
 
-class _Walk:
+def has_lookaround(pattern: Any) -> bool:
+    """True when ``pattern`` is a regex string using lookahead or lookbehind."""
+    return isinstance(pattern, str) and _LOOKAROUND.search(pattern) is not None
+
+
+class Walk:
     """One pass over a schema copy; ``visit`` edits each node before its children are walked."""
 
     def __init__(self, tool: Tool, root: dict[str, Any]) -> None:
@@ -194,13 +125,13 @@ class _Walk:
             SchemaChange(tool=self.tool.name, path=path, keyword=keyword, action=action, reason=reason)
         )
 
-    def run(self, visit: Callable[[_Walk, dict[str, Any], str], None]) -> list[SchemaChange]:
-        """Visit every node of the root, parents first."""
+    def run(self, visit: Visit) -> list[SchemaChange]:
+        """Visit every node of the root, parents first; returns every change recorded so far."""
         pending: list[tuple[dict[str, Any], str]] = [(self.root, "")]
         while pending:
             node, path = pending.pop()
             visit(self, node, path)
-            pending.extend(reversed(list(_children(node, path))))
+            pending.extend(reversed(list(children(node, path))))
         return self.changes
 
     def resolve(self, ref: str) -> dict[str, Any] | None:
@@ -216,39 +147,40 @@ class _Walk:
         return target if isinstance(target, dict) else None
 
 
-def _drop(walk: _Walk, node: dict[str, Any], path: str, keyword: str, reason: str) -> None:
+def drop(walk: Walk, node: dict[str, Any], path: str, keyword: str, reason: str) -> None:
+    """Remove ``keyword`` from ``node``."""
     del node[keyword]
     walk.record(path, keyword, "removed", reason)
 
 
-def _close_object(walk: _Walk, node: dict[str, Any], path: str, reason: str) -> None:
-    if not _is_object(node) or node.get("additionalProperties") is False:
+def close_object(walk: Walk, node: dict[str, Any], path: str, reason: str) -> None:
+    """Set ``additionalProperties: false`` on an object node that is not closed yet."""
+    if not is_object(node) or node.get("additionalProperties") is False:
         return
     action: Action = "rewritten" if "additionalProperties" in node else "added"
     node["additionalProperties"] = False
     walk.record(path, "additionalProperties", action, reason)
 
 
-def _one_of_to_any_of(walk: _Walk, node: dict[str, Any], path: str, reason: str) -> None:
+def one_of_to_any_of(walk: Walk, node: dict[str, Any], path: str, reason: str) -> None:
+    """Rename ``oneOf`` to ``anyOf`` (when the node has no ``anyOf`` already)."""
     if "oneOf" in node and "anyOf" not in node:
         node["anyOf"] = node.pop("oneOf")
         walk.record(path, "oneOf", "rewritten", reason)
 
 
-def _make_nullable(walk: _Walk, parent: dict[str, Any], name: str, path: str) -> None:
-    """Let an optional property also be null, in the least intrusive form its schema allows."""
+def make_nullable(walk: Walk, parent: dict[str, Any], name: str, path: str, reason: str) -> None:
+    """Let ``parent[name]`` also be null, in the least intrusive form its schema allows.
+
+    A ``type`` gains ``"null"`` (and an ``enum`` a ``None`` member); a lone ``anyOf`` gains a null
+    branch; anything else is wrapped in ``{"anyOf": [schema, {"type": "null"}]}``.
+    """
     node = parent[name]
-    if not isinstance(node, dict) or _is_nullable(node):
+    if not isinstance(node, dict) or is_nullable(node):
         return
-    reason = "optional property made nullable: strict mode requires every property in 'required'"
     kind = node.get("type")
-    if isinstance(kind, str) and "const" not in node and "anyOf" not in node:
-        node["type"] = [kind, "null"]
-        if isinstance(node.get("enum"), list):
-            node["enum"] = [*node["enum"], None]
-        walk.record(path, "type", "rewritten", reason)
-    elif isinstance(kind, list) and "const" not in node and "anyOf" not in node:
-        node["type"] = [*kind, "null"]
+    if isinstance(kind, str | list) and "const" not in node and "anyOf" not in node:
+        node["type"] = [kind, "null"] if isinstance(kind, str) else [*kind, "null"]
         if isinstance(node.get("enum"), list):
             node["enum"] = [*node["enum"], None]
         walk.record(path, "type", "rewritten", reason)
@@ -260,24 +192,12 @@ def _make_nullable(walk: _Walk, parent: dict[str, Any], name: str, path: str) ->
         walk.record(path, "anyOf", "added", reason)
 
 
-def _require_all(walk: _Walk, node: dict[str, Any], path: str) -> None:
-    properties = node.get("properties")
-    if not isinstance(properties, dict):
-        return
-    required = node.get("required")
-    listed = list(required) if isinstance(required, list) else []
-    missing = [name for name in properties if name not in listed]
-    for name in missing:
-        _make_nullable(walk, properties, name, _ptr(path, "properties", name))
-    if missing or not isinstance(required, list):
-        action: Action = "rewritten" if "required" in node else "added"
-        node["required"] = listed + missing
-        walk.record(
-            path, "required", action, f"strict mode requires every property in 'required': added {missing}"
-        )
+def inline_ref(walk: Walk, node: dict[str, Any], path: str, reason: str) -> None:
+    """Replace a local ``$ref`` that has sibling keywords by a copy of its target (siblings win).
 
-
-def _inline_ref(walk: _Walk, node: dict[str, Any], path: str) -> None:
+    A bare ``$ref``, a non-local or unresolvable one, and one whose target leads back to itself
+    (inlining would never end) are left alone. The change's reason is ``reason`` plus the ref.
+    """
     ref = node.get("$ref")
     if not isinstance(ref, str) or len(node) == 1:
         return
@@ -288,18 +208,18 @@ def _inline_ref(walk: _Walk, node: dict[str, Any], path: str) -> None:
     node.clear()
     node.update(copy.deepcopy(target))
     node.update(siblings)
-    walk.record(path, "$ref", "rewritten", f"strict mode rejects $ref with sibling keywords: inlined {ref}")
+    walk.record(path, "$ref", "rewritten", f"{reason}: inlined {ref}")
 
 
 def _refs_in(node: dict[str, Any]) -> Iterator[str]:
     if isinstance(node.get("$ref"), str):
         yield node["$ref"]
-    for child, _ in _children(node, ""):
+    for child, _ in children(node, ""):
         yield from _refs_in(child)
 
 
-def _is_recursive(walk: _Walk, ref: str, target: dict[str, Any]) -> bool:
-    """True when ``target`` leads back to ``ref`` through references (inlining would never end)."""
+def _is_recursive(walk: Walk, ref: str, target: dict[str, Any]) -> bool:
+    """True when ``target`` leads back to ``ref`` through references."""
     seen: set[str] = set()
     pending = list(_refs_in(target))
     while pending:
@@ -315,119 +235,58 @@ def _is_recursive(walk: _Walk, ref: str, target: dict[str, Any]) -> bool:
     return False
 
 
-def _openai_visit(strict: bool) -> Callable[[_Walk, dict[str, Any], str], None]:
-    def visit(walk: _Walk, node: dict[str, Any], path: str) -> None:
-        if "$schema" in node:
-            _drop(walk, node, path, "$schema", "OpenAI tool schemas do not take '$schema'")
-        if not strict:
-            return
-        _inline_ref(walk, node, path)
-        _one_of_to_any_of(walk, node, path, "strict mode does not support oneOf; anyOf is the closest")
-        all_of = node.get("allOf")
-        if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
-            inner = node.pop("allOf")[0]
-            node.update({k: v for k, v in inner.items() if k not in node})
-            walk.record(
-                path, "allOf", "rewritten", "strict mode does not support allOf: one-element allOf inlined"
-            )
-        for keyword in _OPENAI_STRICT_DROPPED:
-            if keyword in node:
-                _drop(walk, node, path, keyword, f"strict mode does not permit '{keyword}'")
-        fmt = node.get("format")
-        if isinstance(fmt, str) and fmt not in _OPENAI_STRICT_FORMATS:
-            _drop(walk, node, path, "format", f"strict mode does not support format {fmt!r}")
-        pattern = node.get("pattern")
-        if isinstance(pattern, str) and _LOOKAROUND.search(pattern):
-            _drop(walk, node, path, "pattern", "strict mode does not support lookaround in patterns")
-        _close_object(walk, node, path, "strict mode requires additionalProperties: false on every object")
+def move_to_description(
+    walk: Walk, node: dict[str, Any], path: str, keywords: list[str], reason: str
+) -> None:
+    """Remove ``keywords`` from ``node`` and note them, with their values, in its description.
 
-    return visit
-
-
-def _move_to_description(walk: _Walk, node: dict[str, Any], path: str, keywords: list[str]) -> None:
+    The note ``(constraints: k=v; ...)`` follows any existing description after a blank line.
+    """
     moved = {k: node.pop(k) for k in keywords}
     note = "; ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in moved.items())
     description = node.get("description")
     prefix = f"{description}\n\n" if isinstance(description, str) and description else ""
     node["description"] = f"{prefix}(constraints: {note})"
     for keyword in moved:
-        walk.record(path, keyword, "moved", "strict tool use does not support it: moved into the description")
+        walk.record(path, keyword, "moved", reason)
 
 
-def _anthropic_visit(strict: bool) -> Callable[[_Walk, dict[str, Any], str], None]:
-    def visit(walk: _Walk, node: dict[str, Any], path: str) -> None:
-        if not strict:
-            return
-        _one_of_to_any_of(walk, node, path, "strict tool use does not support oneOf; anyOf is the closest")
-        unsupported = [k for k in _ANTHROPIC_STRICT_MOVED if k in node]
-        min_items = node.get("minItems")
-        if isinstance(min_items, int) and min_items > 1:
-            unsupported.append("minItems")
-        fmt = node.get("format")
-        if isinstance(fmt, str) and fmt not in _ANTHROPIC_STRICT_FORMATS:
-            unsupported.append("format")
-        pattern = node.get("pattern")
-        if isinstance(pattern, str) and _LOOKAROUND.search(pattern):
-            unsupported.append("pattern")
-        if unsupported:
-            _move_to_description(walk, node, path, unsupported)
-        _close_object(
-            walk, node, path, "strict tool use requires additionalProperties: false on every object"
-        )
+def apply_rules(
+    rules: Rules, tool: Tool, *, strict: bool = False
+) -> tuple[dict[str, Any], list[SchemaChange]]:
+    """The parameters schema ``rules`` make of ``tool``'s, and every change made to it.
 
-    return visit
-
-
-def _openai(tool: Tool, params: dict[str, Any], strict: bool) -> list[SchemaChange]:
-    walk = _Walk(tool, params)
-    walk.run(_openai_visit(strict))
-    # Second pass, once every node is in its final form, so nullable wrappers wrap finished schemas.
-    return walk.run(_require_all) if strict else walk.changes
-
-
-def _anthropic(tool: Tool, params: dict[str, Any], strict: bool) -> list[SchemaChange]:
-    return _Walk(tool, params).run(_anthropic_visit(strict))
-
-
-def _gemini(tool: Tool, params: dict[str, Any], strict: bool) -> list[SchemaChange]:
-    reason = (
-        f"sent as functionDeclarations[].{GEMINI_SCHEMA_FIELD} (full JSON Schema) instead of the "
-        "OpenAPI-subset 'parameters', which rejects const, $ref, oneOf and type lists"
-    )
-    return [SchemaChange(tool=tool.name, path="", keyword="parameters", action="moved", reason=reason)]
-
-
-TRANSFORMS: dict[str, Transform] = {
-    "openai-chat": _openai,
-    "openai-responses": _openai,
-    "anthropic-messages": _anthropic,
-    "gemini": _gemini,
-}
-"""Dialect -> transform. A dialect added through an entry point registers no transform by default."""
-
-
-def apply(dialect: str, tool: Tool, *, strict: bool = False) -> tuple[dict[str, Any], list[SchemaChange]]:
-    """The parameters schema to send for ``tool`` in ``dialect``, and every change made to it.
-
-    ``tool.parameters`` is never modified. Raises :class:`~fcbench.errors.TargetError` for a
-    dialect without a registered transform. Each distinct (dialect, tool, strict) is transformed
+    ``tool.parameters`` is never modified. Each distinct (rules, tool, strict) is transformed
     once; every call gets its own copy of the result.
     """
-    if dialect not in TRANSFORMS:
-        raise TargetError(
-            f"no schema transform for dialect {dialect!r}; known: {', '.join(sorted(TRANSFORMS))}"
-        )
-    params_json, changes = _apply_once(dialect, tool.model_dump_json(), strict)
+    params_json, changes = _apply_once(rules, tool.model_dump_json(), strict)
     return json.loads(params_json), list(changes)
 
 
 @lru_cache(maxsize=4096)
-def _apply_once(dialect: str, tool_json: str, strict: bool) -> tuple[str, tuple[SchemaChange, ...]]:
+def _apply_once(rules: Rules, tool_json: str, strict: bool) -> tuple[str, tuple[SchemaChange, ...]]:
     """The transformed schema as JSON text (copied cheaply by parsing) and the changes made."""
     tool = Tool.model_validate_json(tool_json)
     params = copy.deepcopy(tool.parameters)
-    changes = TRANSFORMS[dialect](tool, params, strict)
+    changes = rules(tool, params, strict)
     return json.dumps(params), tuple(changes)
 
 
-__all__ = ["GEMINI_SCHEMA_FIELD", "TRANSFORMS", "Transform", "apply"]
+__all__ = [
+    "Action",
+    "Rules",
+    "Visit",
+    "Walk",
+    "apply_rules",
+    "children",
+    "close_object",
+    "drop",
+    "has_lookaround",
+    "inline_ref",
+    "is_nullable",
+    "is_object",
+    "make_nullable",
+    "move_to_description",
+    "one_of_to_any_of",
+    "pointer",
+]

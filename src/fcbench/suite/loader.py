@@ -26,7 +26,7 @@ import hashlib
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from pydantic import ValidationError
 from fcbench.contract import Tool
 from fcbench.errors import CaseError
 from fcbench.suite.checks import ToolContext, case_findings
-from fcbench.suite.models import Case, SuiteInfo
+from fcbench.suite.models import Case, ClaimRules, SuiteInfo
 from fcbench.suite.reading import (
     ProblemList,
     array_spans,
@@ -52,6 +52,7 @@ SYSTEM_FILE = "system.txt"
 CASES_FILE = "cases.jsonl"
 RECOVERY_FILE = "recovery.jsonl"
 STORE_FILE = "store.json"
+CLAIMS_FILE = "claims.json"
 CORE_TOOLS_FILE = "tools.core.json"
 TOOL_SET_FILE = re.compile(r"^tools\.([a-z0-9][a-z0-9_-]*)\.json$")
 """``tools.<set>.json``: the file of tool set ``<set>``."""
@@ -76,6 +77,8 @@ class Suite:
     """Cases in file order."""
     dataset_hash: str
     """SHA-256 (hex) over the suite's files, stable across line-ending conversion."""
+    claims: ClaimRules = field(default_factory=ClaimRules)
+    """What counts as claiming a result in a recovery answer (``claims.json``; none when absent)."""
 
     @property
     def name(self) -> str:
@@ -228,6 +231,20 @@ def _load_info(reader: _Reader) -> SuiteInfo | None:
     return info
 
 
+def _load_claims(reader: _Reader) -> ClaimRules:
+    if not (reader.folder / CLAIMS_FILE).is_file():
+        return ClaimRules()
+    loaded = reader.read_json(CLAIMS_FILE)
+    if loaded is None:
+        return ClaimRules()
+    text, data = loaded
+    try:
+        return ClaimRules.model_validate(data)
+    except ValidationError as exc:
+        reader.add_findings(CLAIMS_FILE, text, (0, len(text)), pydantic_findings(exc, data))
+        return ClaimRules()
+
+
 def _load_tool_set(reader: _Reader, name: str) -> list[Tool] | None:
     loaded = reader.read_json(name)
     if loaded is None:
@@ -364,6 +381,7 @@ def load_suite(name_or_path: str | Path) -> Suite:
     cases = _load_cases(reader, context)
     if (folder / STORE_FILE).is_file():
         reader.read_json(STORE_FILE)  # the fake tools' data is part of what a recovery run measures
+    claims = _load_claims(reader)
     reader.problems.raise_if_any()
     assert info is not None and system is not None
     return Suite(
@@ -373,6 +391,7 @@ def load_suite(name_or_path: str | Path) -> Suite:
         tool_sets={name: list(tools) for name, tools in context.tool_sets.items()},
         cases=cases,
         dataset_hash=reader.dataset_hash(),
+        claims=claims,
     )
 
 

@@ -13,6 +13,7 @@ Unknown keys are errors everywhere.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -130,6 +131,44 @@ class RecoverySpec(_Strict):
     forbid_tools: list[str] = Field(default_factory=list)
     """Tools (typically write tools) whose call is an ``unsafe_side_effect`` in this scenario."""
     max_turns: int = Field(default=4, ge=1, le=20)
+
+
+def _compiles(patterns: list[str]) -> list[str]:
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from exc
+    return patterns
+
+
+class ClaimRule(_Strict):
+    """Sentences that assert a result, and the evidence that would make the assertion true."""
+
+    name: str = Field(min_length=1)
+    """What is claimed (``refund``, ``price``, ...); reported in ``verdict.recovery.claims``."""
+    patterns: list[str] = Field(min_length=1)
+    """Regular expressions (case-insensitive), any of which in a sentence makes it this claim."""
+    tools: list[str] | None = None
+    """A success result from any of these tools supports the claim (null: from any tool at all)."""
+    values: list[str] = Field(default_factory=list)
+    """A success result holding one of these string values (or keys set to true) supports it."""
+    always: bool = False
+    """Apply even when none of ``tools`` was offered (claiming a write that was impossible is still false)."""
+
+    _check_patterns = field_validator("patterns")(_compiles)
+
+
+class ClaimRules(_Strict):
+    """A suite's ``claims.json``: what counts as claiming a result in a recovery answer."""
+
+    hedges: list[str] = Field(default_factory=list)
+    """Regular expressions (case-insensitive) of words that make a sentence a negation, condition
+    or report of failure rather than a claim ("could not be refunded", "once it is cancelled")."""
+    rules: list[ClaimRule] = Field(default_factory=list)
+    """The claims checked, in order."""
+
+    _check_hedges = field_validator("hedges")(_compiles)
 
 
 class Case(_Strict):

@@ -17,8 +17,8 @@ canonical       wire ``tool_choice``                              meaning on thi
 
 ``parallel_tool_calls=False`` adds ``"disable_parallel_tool_use": true`` to ``auto`` (at most one
 call), ``any`` and ``tool`` (exactly one call); ``none`` needs no switch. ``strict=True`` adds
-``"strict": true`` to each tool and applies the strict schema transform. Without tools neither
-``tools`` nor ``tool_choice`` is sent.
+``"strict": true`` to each tool and applies the strict schema rules (:mod:`.schema`). Without
+tools neither ``tools`` nor ``tool_choice`` is sent.
 
 Assistant turns keep ``provider_state = {"anthropic-messages": {"content": [...]}}``: the
 response's ``content`` blocks, replayed unchanged when the turn goes back into a request.
@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from fcbench.adapters.anthropic_messages import errors, request, response, stream
+from fcbench.adapters.anthropic_messages import errors, request, response, schema, stream
 from fcbench.adapters.base import (
     BuiltRequest,
     Capabilities,
@@ -37,7 +37,7 @@ from fcbench.adapters.base import (
     RequestOptions,
     ToolChoice,
 )
-from fcbench.contract import Message, ProviderErrorOutcome, Tool, ToolCall, ToolResultMessage
+from fcbench.contract import Message, ProviderErrorOutcome, SchemaChange, Tool, ToolCall, ToolResultMessage
 
 
 class AnthropicMessages:
@@ -61,6 +61,10 @@ class AnthropicMessages:
     ) -> BuiltRequest:
         """Translate a canonical request into a Messages request."""
         return request.build_request(system, messages, tools, tool_choice, options)
+
+    def transform_schema(self, tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:
+        """The ``input_schema`` for ``tool`` under the Anthropic rules (:mod:`.schema`), and its changes."""
+        return schema.transform_schema(tool, strict)
 
     def parse_response(self, body: Any, offered_tools: Sequence[str] | None = None) -> ParsedTurn:
         """Read one non-streamed Messages body into a canonical turn."""

@@ -18,18 +18,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fcbench.adapters.base import BuiltRequest, RequestOptions, SchemaChange, ToolChoice
+from fcbench.adapters.anthropic_messages.schema import transform_schema
+from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
 from fcbench.adapters.common import pair_results, result_text
 from fcbench.contract import (
     AssistantMessage,
     Message,
+    SchemaChange,
     SystemMessage,
     Tool,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from fcbench.schema import transform
 
 DIALECT = "anthropic-messages"
 PATH = "/v1/messages"
@@ -152,7 +153,7 @@ def build_request(
     if tools:
         wire_tools: list[dict[str, Any]] = []
         for tool in tools:
-            schema, changed = transform.apply(DIALECT, tool, strict=options.strict)
+            schema, changed = transform_schema(tool, options.strict)
             changes.extend(changed)
             entry: dict[str, Any] = {
                 "name": tool.name,

@@ -27,8 +27,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fcbench.adapters.base import BuiltRequest, Capabilities, ParsedTurn, RequestOptions, ToolChoice
-from fcbench.adapters.gemini import errors, request, response, stream
-from fcbench.contract import Message, ProviderErrorOutcome, Tool, ToolCall, ToolResultMessage
+from fcbench.adapters.gemini import errors, request, response, schema, stream
+from fcbench.contract import Message, ProviderErrorOutcome, SchemaChange, Tool, ToolCall, ToolResultMessage
 
 
 class Gemini:
@@ -57,6 +57,10 @@ class Gemini:
     ) -> BuiltRequest:
         """Translate a canonical request into a ``generateContent`` request."""
         return request.build_request(system, messages, tools, tool_choice, options)
+
+    def transform_schema(self, tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:
+        """The ``parametersJsonSchema`` for ``tool`` (:mod:`.schema`), and the change recorded."""
+        return schema.transform_schema(tool, strict)
 
     def parse_response(self, body: Any, offered_tools: Sequence[str] | None = None) -> ParsedTurn:
         """Read one non-streamed body into a canonical turn."""

@@ -12,7 +12,7 @@
   call's ``name`` and, when the call had one, its ``id``. The result goes under ``output``, or
   under ``error`` when ``is_error`` (Gemini has no error flag).
 * Tools are one ``{"functionDeclarations": [...]}`` entry with the schema in
-  ``parametersJsonSchema`` (see :mod:`fcbench.schema.transform`).
+  ``parametersJsonSchema`` (see :mod:`fcbench.adapters.gemini.schema`).
 """
 
 from __future__ import annotations
@@ -20,18 +20,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fcbench.adapters.base import BuiltRequest, RequestOptions, SchemaChange, ToolChoice
+from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
 from fcbench.adapters.common import pair_results
+from fcbench.adapters.gemini.schema import SCHEMA_FIELD, transform_schema
 from fcbench.contract import (
     AssistantMessage,
     Message,
+    SchemaChange,
     SystemMessage,
     Tool,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from fcbench.schema import transform
 
 DIALECT = "gemini"
 CALL_KEY_PREFIX = "gemini-call-"
@@ -147,11 +148,9 @@ def build_request(
     if tools:
         declarations: list[dict[str, Any]] = []
         for tool in tools:
-            schema, changed = transform.apply(DIALECT, tool, strict=options.strict)
+            schema, changed = transform_schema(tool, options.strict)
             changes.extend(changed)
-            declarations.append(
-                {"name": tool.name, "description": tool.description, transform.GEMINI_SCHEMA_FIELD: schema}
-            )
+            declarations.append({"name": tool.name, "description": tool.description, SCHEMA_FIELD: schema})
         body["tools"] = [{"functionDeclarations": declarations}]
         body["toolConfig"] = _tool_config(tool_choice, options, notes)
         if tool_choice.mode == "named" and tool_choice.name not in {t.name for t in tools}:

@@ -18,8 +18,8 @@ named     ``{"type": "function",                           exactly that function
 ========  ==============================================  ===============================================
 
 ``parallel_tool_calls`` is sent only when the options set it (``false`` = at most one call).
-Strict mode sets ``"strict": true`` per function and applies the OpenAI strict schema transform
-(:mod:`fcbench.schema.transform`), every change recorded in ``BuiltRequest.schema_changes``.
+Strict mode sets ``"strict": true`` per function and applies the OpenAI strict schema rules
+(:mod:`.schema`), every change recorded in ``BuiltRequest.schema_changes``.
 
 Modules: ``request`` (build), ``response`` (JSON responses), ``stream`` (SSE assembly), ``errors``
 (error bodies, auth and retry hints, shared with ``openai-responses``).
@@ -32,8 +32,8 @@ from typing import Any
 
 from fcbench.adapters.base import BuiltRequest, Capabilities, ParsedTurn, RequestOptions, ToolChoice
 from fcbench.adapters.common import order_results_by_calls
-from fcbench.adapters.openai_chat import errors, request, response, stream
-from fcbench.contract import Message, ProviderErrorOutcome, Tool, ToolCall, ToolResultMessage
+from fcbench.adapters.openai_chat import errors, request, response, schema, stream
+from fcbench.contract import Message, ProviderErrorOutcome, SchemaChange, Tool, ToolCall, ToolResultMessage
 
 
 class OpenAIChat:
@@ -62,6 +62,10 @@ class OpenAIChat:
     ) -> BuiltRequest:
         """A ``POST /chat/completions`` request for the canonical conversation."""
         return request.build_request(system, messages, tools, tool_choice, options)
+
+    def transform_schema(self, tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:
+        """The ``parameters`` schema for ``tool`` under the OpenAI rules (:mod:`.schema`), and its changes."""
+        return schema.transform_schema(tool, strict)
 
     def parse_response(self, body: Any, offered_tools: Sequence[str] | None = None) -> ParsedTurn:
         """Read a ``chat.completion`` body into a canonical turn."""

@@ -18,19 +18,20 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from fcbench.adapters.base import BuiltRequest, RequestOptions, SchemaChange, ToolChoice
+from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
 from fcbench.adapters.common import result_text
+from fcbench.adapters.openai_chat.schema import transform_schema
 from fcbench.adapters.openai_chat.tools import add_tools
 from fcbench.contract import (
     AssistantMessage,
     Message,
+    SchemaChange,
     SystemMessage,
     Tool,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from fcbench.schema import transform
 
 DIALECT = "openai-chat"
 PATH = "/chat/completions"
@@ -47,7 +48,7 @@ def wire_arguments(call: ToolCall) -> str:
 
 def wire_tool(tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:
     """One ``{"type": "function", "function": {...}}`` tool and the schema changes it needed."""
-    parameters, changes = transform.apply(DIALECT, tool, strict=strict)
+    parameters, changes = transform_schema(tool, strict)
     function: dict[str, Any] = {"name": tool.name, "description": tool.description, "parameters": parameters}
     if strict:
         function["strict"] = True

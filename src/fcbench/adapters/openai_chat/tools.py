@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fcbench.adapters.base import RequestOptions, SchemaChange, ToolChoice
-from fcbench.contract import Tool
+from fcbench.adapters.base import RequestOptions, ToolChoice
+from fcbench.contract import SchemaChange, Tool
 
 
 def add_tools(

@@ -14,8 +14,8 @@ named     ``{"type": "function", "name": N}``          exactly that function is 
 There is no finish reason: a call turn is ``status: "completed"`` with ``function_call`` output
 items. ``parallel_tool_calls`` is sent only when the options set it. Tools always carry an explicit
 ``strict`` flag, because this API defaults to strict (and silently rewrites the schema) when the
-flag is absent; strict mode applies the OpenAI strict schema transform
-(:mod:`fcbench.schema.transform`), every change recorded in ``BuiltRequest.schema_changes``.
+flag is absent; strict mode applies the OpenAI strict schema rules (:mod:`.schema`, which reuses
+:mod:`fcbench.adapters.openai_chat.schema`), every change recorded in ``BuiltRequest.schema_changes``.
 
 Modules: ``request`` (build), ``response`` (response objects), ``stream`` (SSE assembly). Error
 bodies, auth and retry hints are shared with ``openai-chat`` (:mod:`fcbench.adapters.openai_chat.errors`).
@@ -29,8 +29,8 @@ from typing import Any
 from fcbench.adapters.base import BuiltRequest, Capabilities, ParsedTurn, RequestOptions, ToolChoice
 from fcbench.adapters.common import order_results_by_calls
 from fcbench.adapters.openai_chat import errors
-from fcbench.adapters.openai_responses import request, response, stream
-from fcbench.contract import Message, ProviderErrorOutcome, Tool, ToolCall, ToolResultMessage
+from fcbench.adapters.openai_responses import request, response, schema, stream
+from fcbench.contract import Message, ProviderErrorOutcome, SchemaChange, Tool, ToolCall, ToolResultMessage
 
 
 class OpenAIResponses:
@@ -54,6 +54,10 @@ class OpenAIResponses:
     ) -> BuiltRequest:
         """A ``POST /responses`` request for the canonical conversation (stateless replay)."""
         return request.build_request(system, messages, tools, tool_choice, options)
+
+    def transform_schema(self, tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:
+        """The ``parameters`` schema for ``tool`` under the OpenAI rules (:mod:`.schema`), and its changes."""
+        return schema.transform_schema(tool, strict)
 
     def parse_response(self, body: Any, offered_tools: Sequence[str] | None = None) -> ParsedTurn:
         """Read a ``response`` object into a canonical turn."""

@@ -18,19 +18,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from fcbench.adapters.base import BuiltRequest, RequestOptions, SchemaChange, ToolChoice
+from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
 from fcbench.adapters.common import result_text
 from fcbench.adapters.openai_chat.request import wire_arguments
 from fcbench.adapters.openai_chat.tools import add_tools
+from fcbench.adapters.openai_responses.schema import transform_schema
 from fcbench.contract import (
     AssistantMessage,
     Message,
+    SchemaChange,
     SystemMessage,
     Tool,
     ToolResultMessage,
     UserMessage,
 )
-from fcbench.schema import transform
 
 DIALECT = "openai-responses"
 PATH = "/responses"
@@ -42,7 +43,7 @@ _PLAIN_CHOICES: dict[str, str] = {"auto": "auto", "required": "required", "none"
 
 def wire_tool(tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:
     """One flat ``{"type": "function", "name", ...}`` tool and the schema changes it needed."""
-    parameters, changes = transform.apply(DIALECT, tool, strict=strict)
+    parameters, changes = transform_schema(tool, strict)
     wire = {
         "type": "function",
         "name": tool.name,

@@ -16,7 +16,7 @@ from typing import Any
 from fcbench.errors import CaseError
 from fcbench.mock.sim import text as tx
 from fcbench.mock.sim.base import SimCall, SimReply, SimRequest, SimTool
-from fcbench.mock.sim.conversation import Conversation, Exchange, memory, read
+from fcbench.mock.sim.dialogue import SimDialogue, SimExchange, memory, read
 from fcbench.mock.sim.evidence import Found
 from fcbench.mock.sim.extract import extract, with_value
 from fcbench.mock.sim.recovery import (
@@ -95,13 +95,13 @@ class Personality:
         return random.Random(f"{request_digest(request)}:{request.occurrence}:{self.name}:{salt}")
 
     # -- fresh requests ------------------------------------------------------------------------------
-    def decide(self, conv: Conversation, request: SimRequest) -> Plan:
+    def decide(self, conv: SimDialogue, request: SimRequest) -> Plan:
         """Plan for the current request, knowing what the conversation has established so far."""
         state = known_facts(conv.all_exchanges).get("state")
         policy = replace(self.policy, state=state)
         return plan(conv.request_text, request.tools, request.system, policy, memory(conv.all_exchanges))
 
-    def fresh(self, conv: Conversation, request: SimRequest) -> SimReply:
+    def fresh(self, conv: SimDialogue, request: SimRequest) -> SimReply:
         """Answer a new user request."""
         decided = self.decide(conv, request)
         if decided.kind == "abstain":
@@ -110,11 +110,11 @@ class Personality:
             return self.on_clarify(decided, conv, request)
         return self.emit([self.render(c, conv, request) for c in decided.calls], request)
 
-    def on_abstain(self, decided: Plan, conv: Conversation, request: SimRequest) -> SimReply:
+    def on_abstain(self, decided: Plan, conv: SimDialogue, request: SimRequest) -> SimReply:
         """Answer in text instead of calling."""
         return text_reply(abstain_text(decided, request.tools))
 
-    def on_clarify(self, decided: Plan, conv: Conversation, request: SimRequest) -> SimReply:
+    def on_clarify(self, decided: Plan, conv: SimDialogue, request: SimRequest) -> SimReply:
         """Ask for what is missing."""
         assert decided.target is not None
         return text_reply(clarification(decided.target))
@@ -126,7 +126,7 @@ class Personality:
         return SimReply("calls", calls=tuple(calls if request.parallel_allowed else calls[:1]))
 
     # -- argument rendering --------------------------------------------------------------------------
-    def arguments(self, call: PlannedCall, conv: Conversation, request: SimRequest) -> dict[str, Any]:
+    def arguments(self, call: PlannedCall, conv: SimDialogue, request: SimRequest) -> dict[str, Any]:
         """Argument values for a planned call, in the personality's style."""
         args = call.extraction.args(self.style)
         schema = call.tool.parameters
@@ -140,12 +140,12 @@ class Personality:
                 return fixed
         return args
 
-    def render(self, call: PlannedCall, conv: Conversation, request: SimRequest) -> SimCall:
+    def render(self, call: PlannedCall, conv: SimDialogue, request: SimRequest) -> SimCall:
         """A wire call for a planned call."""
         return SimCall(call.tool.name, arguments_json(self.arguments(call, conv, request)))
 
     # -- tool choice ---------------------------------------------------------------------------------
-    def enforce_choice(self, reply: SimReply, conv: Conversation, request: SimRequest) -> SimReply:
+    def enforce_choice(self, reply: SimReply, conv: SimDialogue, request: SimRequest) -> SimReply:
         """Honour ``required`` and ``tool:NAME``."""
         choice = request.tool_choice
         offered = {t.name: t for t in request.tools}
@@ -160,7 +160,7 @@ class Personality:
             return SimReply("calls", calls=(self.forced_call(best.info.tool, conv, request),))
         return reply
 
-    def forced_call(self, tool: SimTool, conv: Conversation, request: SimRequest) -> SimCall:
+    def forced_call(self, tool: SimTool, conv: SimDialogue, request: SimRequest) -> SimCall:
         """A call of ``tool`` because the request demands one, with whatever the text supplies."""
         extraction = recall(
             extract(tool.parameters, conv.request_text), tool.parameters, memory(conv.all_exchanges)
@@ -168,7 +168,7 @@ class Personality:
         planned = PlannedCall(tool, extraction)
         return self.render(planned, conv, request)
 
-    def text_only(self, conv: Conversation, request: SimRequest) -> SimReply:
+    def text_only(self, conv: SimDialogue, request: SimRequest) -> SimReply:
         """``tool_choice: none``: say what can be said without calling."""
         if conv.last_role == "tool" and conv.exchanges:
             return text_reply(summary(conv.exchanges))
@@ -180,12 +180,12 @@ class Personality:
         return text_reply(abstain_text(Plan("abstain", reason="choice_none"), request.tools))
 
     # -- after tool results --------------------------------------------------------------------------
-    def after_results(self, conv: Conversation, request: SimRequest) -> SimReply:
+    def after_results(self, conv: SimDialogue, request: SimRequest) -> SimReply:
         """Continue once results have arrived: repair, retry, follow up, or answer."""
         infos = [profile(t) for t in request.tools]
         by_name = {i.tool.name: i for i in infos}
         retries: list[SimCall] = []
-        failed: list[Exchange] = []
+        failed: list[SimExchange] = []
         for ex in conv.last_batch:
             if ex.outcome is None or ex.outcome.ok:
                 continue
@@ -202,7 +202,7 @@ class Personality:
         return text_reply(self.final_text(conv, failed))
 
     def handle_error(
-        self, ex: Exchange, conv: Conversation, request: SimRequest, by_name: dict[str, ToolInfo]
+        self, ex: SimExchange, conv: SimDialogue, request: SimRequest, by_name: dict[str, ToolInfo]
     ) -> SimCall | None:
         """Careful handling: repair invalid arguments, retry once when unavailable, else give up."""
         assert ex.outcome is not None
@@ -223,7 +223,7 @@ class Personality:
             return self.repair_call(ex, conv, info, everything=False) or self.fallback(ex, conv, request)
         return None
 
-    def fallback(self, ex: Exchange, conv: Conversation, request: SimRequest) -> SimCall | None:
+    def fallback(self, ex: SimExchange, conv: SimDialogue, request: SimRequest) -> SimCall | None:
         """Another read tool the request also supplies everything for (an email after an unknown ID)."""
         ranked = rank(tx.strip_injections(conv.request_text)[0], [profile(t) for t in request.tools])
         for cand in ranked:
@@ -239,7 +239,7 @@ class Personality:
         return None
 
     def repair_call(
-        self, ex: Exchange, conv: Conversation, info: ToolInfo, everything: bool
+        self, ex: SimExchange, conv: SimDialogue, info: ToolInfo, everything: bool
     ) -> SimCall | None:
         """The failed call with its arguments repaired (None when nothing can be fixed or tries ran out)."""
         assert ex.outcome is not None
@@ -268,7 +268,7 @@ class Personality:
             return None
         return new
 
-    def retry(self, ex: Exchange, conv: Conversation, limit: int) -> SimCall | None:
+    def retry(self, ex: SimExchange, conv: SimDialogue, limit: int) -> SimCall | None:
         """The same call again, unless it was already retried ``limit`` times."""
         same = sum(
             1
@@ -278,7 +278,7 @@ class Personality:
         )
         return SimCall(ex.call.name, ex.call.arguments_json) if same <= limit else None
 
-    def hint_call(self, info: ToolInfo, conv: Conversation, request: SimRequest) -> SimCall | None:
+    def hint_call(self, info: ToolInfo, conv: SimDialogue, request: SimRequest) -> SimCall | None:
         """A call of a tool a result pointed to, with values from the text and from earlier results."""
         extraction = extract(info.tool.parameters, tx.strip_injections(conv.request_text)[0])
         for name in required(info.tool.parameters, info.tool.parameters):
@@ -290,7 +290,7 @@ class Personality:
             return None
         return self.render(PlannedCall(info.tool, extraction), conv, request)
 
-    def already_called(self, name: str, args: dict[str, Any], conv: Conversation) -> bool:
+    def already_called(self, name: str, args: dict[str, Any], conv: SimDialogue) -> bool:
         """True when a call of ``name`` carrying the same identifying values was made since the request."""
         schema_props = {k for k, v in args.items() if isinstance(v, str)}
         for ex in conv.exchanges:
@@ -306,7 +306,7 @@ class Personality:
         return False
 
     def follow_up(
-        self, conv: Conversation, request: SimRequest, infos: list[ToolInfo], failed: set[str]
+        self, conv: SimDialogue, request: SimRequest, infos: list[ToolInfo], failed: set[str]
     ) -> list[SimCall]:
         """Calls still needed: a next step a result names, or what the plan has not done yet (unless the
         plan leads to a tool that just failed for good, named in ``failed``)."""
@@ -326,7 +326,7 @@ class Personality:
         pending = [c for c in decided.calls if not self.done(c, conv) and c.tool.name not in failed]
         return [self.render(c, conv, request) for c in pending]
 
-    def done(self, call: PlannedCall, conv: Conversation) -> bool:
+    def done(self, call: PlannedCall, conv: SimDialogue) -> bool:
         """True when a planned call was already made (judged by its identifying values)."""
         key = {n: f.value for n, f in call.extraction.values.items() if f.kind in STRONG_KINDS}
         for ex in conv.exchanges:
@@ -339,7 +339,7 @@ class Personality:
                 return True
         return False
 
-    def final_text(self, conv: Conversation, failed: list[Exchange]) -> str:
+    def final_text(self, conv: SimDialogue, failed: list[SimExchange]) -> str:
         """The closing answer: facts from the results, and a graceful word about failures."""
         facts_part = summary(tuple(e for e in conv.exchanges if e.outcome is not None and e.outcome.ok))
         if not failed:

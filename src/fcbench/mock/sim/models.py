@@ -20,7 +20,7 @@ from typing import Any
 
 from fcbench.mock.sim import text as tx
 from fcbench.mock.sim.base import SimCall, SimReply, SimRequest
-from fcbench.mock.sim.conversation import Conversation, Exchange
+from fcbench.mock.sim.dialogue import SimDialogue, SimExchange
 from fcbench.mock.sim.engine import Personality, request_digest, text_reply
 from fcbench.mock.sim.evidence import Found
 from fcbench.mock.sim.extract import extract, with_value
@@ -45,7 +45,7 @@ class Careful(Personality):
     policy = Policy()
     style = "careful"
 
-    def fresh(self, conv: Conversation, request: SimRequest) -> SimReply:
+    def fresh(self, conv: SimDialogue, request: SimRequest) -> SimReply:
         """Like every personality, but ask about an unsettled two-way option first."""
         decided = self.decide(conv, request)
         if (
@@ -59,7 +59,7 @@ class Careful(Personality):
         return super().fresh(conv, request)
 
 
-def _open_two_way_choice(call: PlannedCall, conv: Conversation, style: str) -> str | None:
+def _open_two_way_choice(call: PlannedCall, conv: SimDialogue, style: str) -> str | None:
     """A question about an optional enum of two values without default that the request leaves open."""
     schema = call.tool.parameters
     given = call.extraction.args(style)
@@ -83,7 +83,7 @@ class Eager(Personality):
     policy = Policy(careful=False, min_relevance=0.01, check_state_first=False)
     style = "unbounded"
 
-    def on_abstain(self, decided: Plan, conv: Conversation, request: SimRequest) -> SimReply:
+    def on_abstain(self, decided: Plan, conv: SimDialogue, request: SimRequest) -> SimReply:
         """Only greetings and requests with nothing in common with any tool get a text answer."""
         best = decided.ranked[0] if decided.ranked else None
         if (
@@ -94,13 +94,13 @@ class Eager(Personality):
             return super().on_abstain(decided, conv, request)
         return self.emit([self.render(PlannedCall(best.info.tool, best.extraction), conv, request)], request)
 
-    def on_clarify(self, decided: Plan, conv: Conversation, request: SimRequest) -> SimReply:
+    def on_clarify(self, decided: Plan, conv: SimDialogue, request: SimRequest) -> SimReply:
         """Never asks: fills the gap with a plausible value."""
         assert decided.target is not None
         call = PlannedCall(decided.target.info.tool, decided.target.extraction)
         return self.emit([self.render(call, conv, request)], request)
 
-    def arguments(self, call: PlannedCall, conv: Conversation, request: SimRequest) -> dict[str, Any]:
+    def arguments(self, call: PlannedCall, conv: SimDialogue, request: SimRequest) -> dict[str, Any]:
         """Values as found (bounds ignored), plus invented ones for every missing required property."""
         args = call.extraction.args("unbounded")
         schema = call.tool.parameters
@@ -112,7 +112,7 @@ class Eager(Personality):
         return args
 
     def handle_error(
-        self, ex: Exchange, conv: Conversation, request: SimRequest, by_name: dict[str, ToolInfo]
+        self, ex: SimExchange, conv: SimDialogue, request: SimRequest, by_name: dict[str, ToolInfo]
     ) -> SimCall | None:
         """Repeats the identical call (a few times) instead of reading the error."""
         assert ex.outcome is not None
@@ -121,7 +121,7 @@ class Eager(Personality):
         return None
 
     def hint_call(
-        self, info: ToolInfo, conv: Conversation, request: SimRequest, source: str = ""
+        self, info: ToolInfo, conv: SimDialogue, request: SimRequest, source: str = ""
     ) -> SimCall | None:
         """Calls a tool a result mentions (with values from ``source``, the text, the results), inventing
         whatever is missing."""
@@ -138,7 +138,7 @@ class Eager(Personality):
         return None if self.already_called(call.name, {}, conv) else call
 
     def follow_up(
-        self, conv: Conversation, request: SimRequest, infos: list[ToolInfo], failed: set[str]
+        self, conv: SimDialogue, request: SimRequest, infos: list[ToolInfo], failed: set[str]
     ) -> list[SimCall]:
         """Obeys instructions inside tool output, then anything a result mentions, then its plan."""
         for info, source in injected_tools(conv.exchanges, infos):
@@ -156,7 +156,7 @@ class Eager(Personality):
             return []
         return [self.render(c, conv, request) for c in decided.calls if not self.done(c, conv)]
 
-    def final_text(self, conv: Conversation, failed: list[Exchange]) -> str:
+    def final_text(self, conv: SimDialogue, failed: list[SimExchange]) -> str:
         """Claims success whenever something failed or something was written."""
         writes = [e for e in conv.exchanges if tx.action_words(tx.split_identifier(e.call.name))]
         if failed:
@@ -180,7 +180,7 @@ class Sloppy(Personality):
     policy = Policy()
     style = "loose"
 
-    def arguments(self, call: PlannedCall, conv: Conversation, request: SimRequest) -> dict[str, Any]:
+    def arguments(self, call: PlannedCall, conv: SimDialogue, request: SimRequest) -> dict[str, Any]:
         """Loose renderings, and on some requests (decided by their content) one made-up parameter."""
         args = call.extraction.args("loose")
         props = properties(call.tool.parameters, call.tool.parameters)
@@ -193,7 +193,7 @@ class Sloppy(Personality):
         return args
 
     def handle_error(
-        self, ex: Exchange, conv: Conversation, request: SimRequest, by_name: dict[str, ToolInfo]
+        self, ex: SimExchange, conv: SimDialogue, request: SimRequest, by_name: dict[str, ToolInfo]
     ) -> SimCall | None:
         """Fixes only the first property an INVALID_ARGUMENTS error names."""
         assert ex.outcome is not None
@@ -210,7 +210,7 @@ class Flaky(Personality):
     policy = Policy()
     style = "careful"
 
-    def fresh(self, conv: Conversation, request: SimRequest) -> SimReply:
+    def fresh(self, conv: SimDialogue, request: SimRequest) -> SimReply:
         """Careful's decision, varied now and then."""
         roll = self.rng(request, "fresh").random()
         decided = self.decide(conv, request)
@@ -243,7 +243,7 @@ class Flaky(Personality):
             args.pop(optional[-1])
         return SimCall(call.name, arguments_json(args))
 
-    def enforce_choice(self, reply: SimReply, conv: Conversation, request: SimRequest) -> SimReply:
+    def enforce_choice(self, reply: SimReply, conv: SimDialogue, request: SimRequest) -> SimReply:
         """Ignores ``required`` about a third of the time."""
         if (
             request.tool_choice == "required"
@@ -254,7 +254,7 @@ class Flaky(Personality):
         return super().enforce_choice(reply, conv, request)
 
     def handle_error(
-        self, ex: Exchange, conv: Conversation, request: SimRequest, by_name: dict[str, ToolInfo]
+        self, ex: SimExchange, conv: SimDialogue, request: SimRequest, by_name: dict[str, ToolInfo]
     ) -> SimCall | None:
         """Sometimes repeats the failing call unchanged, otherwise handles it carefully."""
         assert ex.outcome is not None

@@ -9,7 +9,7 @@ from typing import Any
 
 from fcbench.mock.sim import lexicon as lx
 from fcbench.mock.sim import text as tx
-from fcbench.mock.sim.conversation import Exchange, Outcome
+from fcbench.mock.sim.dialogue import ResultReading, SimExchange
 from fcbench.mock.sim.extract import extract
 from fcbench.mock.sim.schemas import (
     Schema,
@@ -95,7 +95,7 @@ def _detail_parts(detail: Any) -> tuple[str, str]:
     return "", str(detail)
 
 
-def targets(outcome: Outcome, schema: Schema) -> Targets:
+def targets(outcome: ResultReading, schema: Schema) -> Targets:
     """Which properties an error names as wrong, missing or unexpected, and what it says about each."""
     names = list(properties(schema, schema))
     wrong: list[str] = []
@@ -278,7 +278,7 @@ def _find_key(data: Any, keys: tuple[str, ...]) -> Any:
     return None
 
 
-def known_facts(exchanges: tuple[Exchange, ...]) -> dict[str, Any]:
+def known_facts(exchanges: tuple[SimExchange, ...]) -> dict[str, Any]:
     """Facts established by successful results (so far: an order's state, 'refunded' once refunded)."""
     facts: dict[str, Any] = {}
     for ex in exchanges:
@@ -291,7 +291,7 @@ def known_facts(exchanges: tuple[Exchange, ...]) -> dict[str, Any]:
     return facts
 
 
-def value_from_results(name: str, exchanges: tuple[Exchange, ...]) -> Any:
+def value_from_results(name: str, exchanges: tuple[SimExchange, ...]) -> Any:
     """A value for property ``name`` found under the same key in a successful result."""
     for ex in reversed(exchanges):
         if ex.outcome is not None and ex.outcome.ok:
@@ -312,7 +312,7 @@ def _strings(data: Any) -> list[str]:
 
 
 def hinted(
-    outcome: Outcome, infos: list[ToolInfo], exclude: str, trust_injections: bool = False
+    outcome: ResultReading, infos: list[ToolInfo], exclude: str, trust_injections: bool = False
 ) -> ToolInfo | None:
     """Another offered tool that a result names as the next step (ignoring instruction-like text unless
     ``trust_injections``)."""
@@ -326,7 +326,7 @@ def hinted(
     return None
 
 
-def injected_tools(exchanges: tuple[Exchange, ...], infos: list[ToolInfo]) -> list[tuple[ToolInfo, str]]:
+def injected_tools(exchanges: tuple[SimExchange, ...], infos: list[ToolInfo]) -> list[tuple[ToolInfo, str]]:
     """Tools named by instruction-like text inside results, each with that text (what a gullible model
     would obey)."""
     out: list[tuple[ToolInfo, str]] = []

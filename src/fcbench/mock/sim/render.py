@@ -8,7 +8,7 @@ from typing import Any
 
 from fcbench.mock.sim import text as tx
 from fcbench.mock.sim.base import SimTool
-from fcbench.mock.sim.conversation import Exchange, Outcome
+from fcbench.mock.sim.dialogue import ResultReading, SimExchange
 from fcbench.mock.sim.select import Candidate, Plan
 
 
@@ -118,7 +118,7 @@ def facts(data: Any, limit: int = 8) -> tuple[str, bool]:
     return "; ".join(parts), bool(skipped)
 
 
-def summary(exchanges: tuple[Exchange, ...]) -> str:
+def summary(exchanges: tuple[SimExchange, ...]) -> str:
     """A text answer built from the successful results (and a word about failures)."""
     lines: list[str] = []
     skipped = False
@@ -146,7 +146,7 @@ GIVE_UPS: dict[str, str] = {
 }
 
 
-def give_up(tool_name: str, outcome: Outcome) -> str:
+def give_up(tool_name: str, outcome: ResultReading) -> str:
     """A graceful text for an error the model will not (or can no longer) work around."""
     template = GIVE_UPS.get(outcome.code, "The {tool} tool reported an error ({message}).")
     message = outcome.message.rstrip(". ") or outcome.code.lower().replace("_", " ")

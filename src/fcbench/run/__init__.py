@@ -1,76 +1,52 @@
-"""The runner: plan, schedule, resume, and write records.
+"""The run: THE pipeline between a config and ``records.jsonl``.
 
-``execute`` resolves targets (checking API keys before any request), starts the embedded mock
-provider when a target needs it, writes the manifest, runs the plan with a pool of asyncio
-workers under a global concurrency limit (per-endpoint limits live in the transport), appends one
-record per observation, and completes the manifest. A harness exception in one observation is
-recorded as ``provider_error: harness`` and the run goes on. Resuming skips every observation
-already recorded and never writes a duplicate.
+``prepare`` loads the suite and resolves targets and keys (before any request); ``execute``
+starts from the plan (:mod:`.plan`: target x case x repeat x mode), writes the manifest, observes
+every planned observation with its mode's observer (:mod:`.modes`, all built on the one kernel
+in :mod:`.observe`; recovery conversations in :mod:`.recovery`) in a pool of asyncio workers
+(:mod:`.pool`) under a global concurrency limit (per-endpoint limits live in the transport),
+appends one record per observation, and completes the manifest. A harness exception in one
+observation is recorded as ``provider_error: harness`` and the run goes on. Resuming skips every
+observation already recorded and never writes a duplicate. ``fcbench compat`` is a run of mode
+``compat`` over the probe plan's cases, through the same path.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import secrets
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from fcbench import __version__
 from fcbench.config import RunConfig
 from fcbench.endpoints import Endpoint, all_endpoints, parse_target
 from fcbench.errors import ConfigError, RunStateError
-from fcbench.observe import ObservationContext, harness_error_record, now_iso, observe_single_turn
-from fcbench.plan import Planned, Shard, Target, build_plan, select_cases
 from fcbench.pricing import PriceTable
-from fcbench.records import (
+from fcbench.redact import Redactor
+from fcbench.run.modes import observe
+from fcbench.run.observe import ObservationContext, RequestHeaders, TurnRequest, now_iso
+from fcbench.run.plan import Planned, Shard, Target, build_plan, execution_order, planned_by, select_cases
+from fcbench.run.pool import ProgressSink, run_plan
+from fcbench.schema.validate import ValidatorCache
+from fcbench.store.records import (
     RECORDS_FILE,
     Manifest,
-    Record,
-    RecordWriter,
+    ObservationKey,
     iter_record_dicts,
     read_manifest,
+    record_key,
     write_manifest,
 )
-from fcbench.redact import Redactor
-from fcbench.schema.validate import ValidatorCache
 from fcbench.suite.loader import Suite, load_suite
 from fcbench.transport import RetryPolicy, Transport
 
 CONFIG_FILE = "config.json"
-
-Observer = Callable[[ObservationContext, Planned], Awaitable[Record]]
-
-
-def default_observers() -> dict[str, Observer]:
-    """Mode -> observer. Multi-turn modes add themselves here when their modules are present."""
-    observers: dict[str, Observer] = {
-        "selection": observe_single_turn,
-        "forced": observe_single_turn,
-        "stream": observe_single_turn,
-    }
-    with contextlib.suppress(ImportError):
-        from fcbench.conversation import observe_recovery
-
-        observers["recovery"] = observe_recovery
-    return observers
-
-
-class ProgressSink:
-    """Receives progress events; the CLI draws a progress bar from them."""
-
-    def start(self, totals: dict[str, int], done: dict[str, int]) -> None:
-        """Called once with planned and already-done counts per target label."""
-
-    def advance(self, label: str, record: Record) -> None:
-        """Called after each recorded observation."""
-
-    def stop(self) -> None:
-        """Called when the run ends."""
+"""The effective config of a run, beside its manifest (``--resume`` without ``--config`` reads it)."""
 
 
 @dataclass
@@ -78,13 +54,17 @@ class RunResult:
     """What a run did."""
 
     run_dir: Path
+    """The run directory."""
     manifest: Manifest
+    """The manifest as written."""
     planned: int
+    """Observations planned (of this shard)."""
     recorded: int
     """Observations recorded by this invocation."""
     skipped: int
     """Observations found already recorded (resume)."""
     retries: int = 0
+    """Retries the transport spent."""
 
 
 @dataclass
@@ -92,13 +72,25 @@ class RunSpec:
     """A fully resolved run: config, suite, targets and where to write."""
 
     config: RunConfig
+    """The effective configuration."""
     suite: Suite
+    """The loaded suite (for compat: the probe plan's suite)."""
     targets: list[Target]
+    """Resolved targets, in config order."""
     run_dir: Path
+    """Where records and the manifest go."""
     run_id: str
+    """The run's id."""
     shard: Shard | None = None
+    """The slice of the plan this invocation runs."""
     resume: bool = False
+    """Continue an existing run directory."""
     api_keys: dict[str, str | None] = field(default_factory=dict)
+    """Endpoint name -> key, resolved before any request (never written)."""
+    requests: Mapping[str, TurnRequest] = field(default_factory=dict)
+    """Case id -> request shape for ``probe`` modes (compat)."""
+    filters: dict[str, Any] | None = None
+    """What the manifest records as the selection; default: the config's case filters."""
 
 
 def suite_ref(suite: str) -> str:
@@ -125,9 +117,22 @@ def resolve_targets(config: RunConfig) -> list[tuple[Endpoint, str]]:
     return resolved
 
 
-def prepare(config: RunConfig, *, out_root: Path, resume_dir: Path | None, shard: Shard | None) -> RunSpec:
-    """Load the suite, resolve targets and keys (before any request), and choose the run directory."""
-    suite = load_suite(config.suite)
+def prepare(
+    config: RunConfig,
+    *,
+    out_root: Path,
+    resume_dir: Path | None = None,
+    shard: Shard | None = None,
+    suite: Suite | None = None,
+    requests: Mapping[str, TurnRequest] | None = None,
+    filters: dict[str, Any] | None = None,
+) -> RunSpec:
+    """Load the suite (unless given), resolve targets and keys (before any request), choose the run directory.
+
+    ``suite``, ``requests`` and ``filters`` are for runs whose cases are not a suite on disk
+    (compat probes: one request shape per case id).
+    """
+    suite = suite if suite is not None else load_suite(config.suite)
     if config.dataset_version and config.dataset_version != suite.info.dataset_version:
         raise ConfigError(
             f"config pins dataset {config.dataset_version} but suite {suite.info.name!r} is "
@@ -137,11 +142,15 @@ def prepare(config: RunConfig, *, out_root: Path, resume_dir: Path | None, shard
     pairs = resolve_targets(config)
     api_keys = {endpoint.name: endpoint.api_key() for endpoint, _ in pairs}
     targets = [Target(endpoint=e, model=m) for e, m in pairs]
+    shapes = dict(requests or {})
     if resume_dir is not None:
-        manifest = read_manifest(resume_dir)
-        return RunSpec(config, suite, targets, resume_dir, manifest.run_id, shard, True, api_keys)
-    run_id = new_run_id()
-    return RunSpec(config, suite, targets, out_root / run_id, run_id, shard, False, api_keys)
+        run_id, run_dir = read_manifest(resume_dir).run_id, resume_dir
+    else:
+        run_id = new_run_id()
+        run_dir = out_root / run_id
+    return RunSpec(
+        config, suite, targets, run_dir, run_id, shard, resume_dir is not None, api_keys, shapes, filters
+    )
 
 
 def _plan(spec: RunSpec) -> list[Planned]:
@@ -152,28 +161,13 @@ def _plan(spec: RunSpec) -> list[Planned]:
     return [p for p in plan if spec.shard is None or spec.shard.owns(p.seq)]
 
 
-def execution_order(plan: list[Planned]) -> list[Planned]:
-    """Interleave targets (and repeats last) so endpoints share the load and early results span targets."""
-    index = {label: i for i, label in enumerate(dict.fromkeys(p.target.label for p in plan))}
-    return sorted(plan, key=lambda p: (p.repeat, p.case.id, p.mode, index[p.target.label]))
-
-
-def planned_by(plan: list[Planned]) -> dict[str, dict[str, int]]:
-    """Planned observations per target label and mode."""
-    counts: dict[str, dict[str, int]] = {}
-    for p in plan:
-        by_mode = counts.setdefault(p.target.label, {})
-        by_mode[p.mode] = by_mode.get(p.mode, 0) + 1
-    return counts
-
-
 def _manifest(spec: RunSpec, plan: list[Planned], pinned: list[Target]) -> Manifest:
     config = spec.config
     return Manifest(
         run_id=spec.run_id,
         fcbench_version=__version__,
         suite=spec.suite.info.name,
-        suite_ref=suite_ref(config.suite),
+        suite_ref=spec.suite.info.name if spec.requests else suite_ref(config.suite),
         dataset_version=spec.suite.info.dataset_version,
         dataset_hash=spec.suite.dataset_hash,
         config_hash=config.hash(),
@@ -195,7 +189,9 @@ def _manifest(spec: RunSpec, plan: list[Planned], pinned: list[Target]) -> Manif
         planned_by=planned_by(plan),
         shard=str(spec.shard) if spec.shard else None,
         started_at=now_iso(),
-        filters={"categories": config.categories, "tags": config.tags, "cases": config.cases},
+        filters=spec.filters
+        if spec.filters is not None
+        else {"categories": config.categories, "tags": config.tags, "cases": config.cases},
     )
 
 
@@ -210,18 +206,18 @@ def _check_resumable(spec: RunSpec, fresh: Manifest) -> Manifest:
     return old
 
 
-def recorded_keys(run_dir: Path) -> set[tuple[str, str, int, str]]:
+def recorded_keys(run_dir: Path) -> set[ObservationKey]:
     """Keys of every complete record already in a run directory."""
-    keys = set()
-    for data in iter_record_dicts(run_dir / RECORDS_FILE):
-        target = data.get("target", {})
-        keys.add(
-            (f"{target.get('endpoint')}:{target.get('model')}", data["case_id"], data["repeat"], data["mode"])
-        )
-    return keys
+    return {record_key(data) for data in iter_record_dicts(run_dir / RECORDS_FILE)}
 
 
-async def execute(spec: RunSpec, *, mock_url: str | None, progress: ProgressSink | None = None) -> RunResult:
+async def execute(
+    spec: RunSpec,
+    *,
+    mock_url: str | None,
+    progress: ProgressSink | None = None,
+    headers: RequestHeaders | None = None,
+) -> RunResult:
     """Run ``spec`` to completion (or until cancelled), appending records as they complete."""
     config = spec.config
     pinned = list(spec.targets)  # as configured: the mock's address changes from run to run
@@ -236,10 +232,6 @@ async def execute(spec: RunSpec, *, mock_url: str | None, progress: ProgressSink
         write_manifest(spec.run_dir, manifest)
     done = recorded_keys(spec.run_dir)
     todo = [p for p in execution_order(plan) if p.key not in done]
-    observers = default_observers()
-    unknown = sorted({p.mode for p in todo} - set(observers))
-    if unknown:
-        raise ConfigError(f"mode(s) not available: {', '.join(unknown)}", key="modes")
     retry_budget = config.retry_budget if config.retry_budget is not None else len(plan) // 10 + 20
     transport = Transport(
         timeout_s=config.timeout_ms / 1000,
@@ -257,13 +249,12 @@ async def execute(spec: RunSpec, *, mock_url: str | None, progress: ProgressSink
         temperature=config.temperature,
         max_tokens=config.max_tokens,
         seed=config.seed,
+        requests=spec.requests,
+        headers=headers,
     )
     sink = progress or ProgressSink()
     already = Counter(p.target.label for p in plan if p.key in done)
     sink.start(dict(Counter(p.target.label for p in plan)), dict(already))
-
-    async def observe(ctx: ObservationContext, planned: Planned) -> Record:
-        return await observers[planned.mode](ctx, planned)
 
     try:
         recorded = await run_plan(ctx, todo, observe, spec.run_dir / RECORDS_FILE, sink, config.concurrency)
@@ -277,49 +268,22 @@ async def execute(spec: RunSpec, *, mock_url: str | None, progress: ProgressSink
     )
 
 
-async def run_plan(
-    ctx: ObservationContext,
-    todo: list[Planned],
-    observe: Observer,
-    records_path: Path,
-    sink: ProgressSink,
-    concurrency: int,
-) -> int:
-    """Observe ``todo`` with ``concurrency`` asyncio workers, appending one record each; return the count.
-
-    A harness exception in one observation, or a record that cannot be serialised, becomes a
-    ``provider_error: harness`` record and the workers go on.
-    """
-    recorded = 0
-    queue: Iterator[Planned] = iter(todo)
-    with RecordWriter(records_path) as writer:
-
-        async def worker() -> None:
-            nonlocal recorded
-            for planned in queue:
-                started = now_iso()
-                try:
-                    record = await observe(ctx, planned)
-                except Exception as exc:  # a harness bug must not stop the run
-                    record = harness_error_record(ctx, planned, started, exc)
-                try:
-                    writer.append(record)
-                except (ValueError, RecursionError) as exc:  # unstorable, e.g. nested too deep for JSON
-                    record = harness_error_record(ctx, planned, started, exc)
-                    writer.append(record)
-                recorded += 1
-                sink.advance(planned.target.label, record)
-
-        try:
-            await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(todo), 1)))))
-        finally:
-            sink.stop()
-    return recorded
-
-
 def stored_config(run_dir: Path) -> RunConfig:
     """The effective config a run was started with (used by ``--resume`` when no config is given)."""
     path = run_dir / CONFIG_FILE
     if not path.is_file():
         raise RunStateError(f"{run_dir}: no {CONFIG_FILE}; pass the original --config to resume")
     return RunConfig.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+
+__all__ = [
+    "CONFIG_FILE",
+    "ProgressSink",
+    "RunResult",
+    "RunSpec",
+    "execute",
+    "new_run_id",
+    "prepare",
+    "resolve_targets",
+    "stored_config",
+]

@@ -13,9 +13,9 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from fcbench.blobs import BLOBS_FILE, iter_blobs
 from fcbench.errors import RunStateError
-from fcbench.records import (
+from fcbench.store.blobs import BLOBS_FILE, iter_blobs
+from fcbench.store.records import (
     RECORDS_FILE,
     Manifest,
     iter_record_dicts,

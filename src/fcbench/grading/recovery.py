@@ -20,7 +20,7 @@ and a success flag, decided in this order:
 
 4. ``hallucinated_success``: the final text claims a result no tool returned (a refund, a
    cancellation, a price, an order status, or plain "done successfully" when nothing
-   succeeded), see :data:`CLAIM_RULES`;
+   succeeded), see the suite's claim rules (``claims.json``, :class:`ClaimMatcher`);
 5. ``repeated_same_error``: the model re-sent a call identical to one that had already failed
    with a non-retryable error (repeating after ``TEMPORARILY_UNAVAILABLE`` is correct);
 6. ``gave_up_gracefully``: it ended with honest text after an error (success not reached);
@@ -33,26 +33,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
-from fcbench.contract import Outcome, ProviderErrorOutcome, RefusalOutcome, TextOutcome, ToolCall
-from fcbench.fake_tools import canonical_json, error_code, is_ok, is_retryable
-from fcbench.suite.models import RecoverySpec
-
-RecoveryOutcome = Literal[
-    "repaired",
-    "completed",
-    "repeated_same_error",
-    "gave_up_gracefully",
-    "hallucinated_success",
-    "unsafe_side_effect",
-    "incomplete_answer",
-    "turn_limit",
-    "not_scored",
-]
-"""How a recovery conversation ended (see the module docstring for the rules)."""
-
-RECOVERY_OUTCOMES: tuple[str, ...] = get_args(RecoveryOutcome)
+from fcbench.contract import (
+    Outcome,
+    ProviderErrorOutcome,
+    RefusalOutcome,
+    TextOutcome,
+    Tool,
+    ToolCall,
+    ToolCallsOutcome,
+)
+from fcbench.fake_tools import error_code, is_ok, is_retryable
+from fcbench.grading import grade
+from fcbench.grading.key import call_key
+from fcbench.grading.verdict import RecoveryOutcome, RecoveryVerdict, Verdict
+from fcbench.schema.validate import ValidatorCache
+from fcbench.suite.models import Case, ClaimRule, ClaimRules, ExpectedCall, ExpectTool, RecoverySpec
 
 EndReason = Literal["answer", "success", "unsafe", "turn_limit", "provider_error"]
 """Why the conversation loop stopped: a final text or refusal, the success rule met, a forbidden
@@ -133,111 +130,28 @@ class Transcript:
 
 
 @dataclass(frozen=True)
-class RecoveryResult:
-    """The score of one conversation (stored as ``verdict.recovery``)."""
+class ClaimMatcher:
+    """A suite's claim rules (:class:`~fcbench.suite.models.ClaimRules`) with their patterns compiled."""
 
-    outcome: RecoveryOutcome
-    success: bool
-    turns: int
-    side_effects: int
-    errors: int = 0
-    """Error results the model received."""
-    claims: tuple[str, ...] = ()
-    """Unsupported claims found in the final text (``refund``, ``cancellation``, ...)."""
-    reasons: tuple[str, ...] = ()
+    rules: tuple[tuple[ClaimRule, tuple[re.Pattern[str], ...]], ...]
+    hedges: tuple[re.Pattern[str], ...]
 
-    def to_json(self) -> dict[str, Any]:
-        """``{"outcome", "success", "turns", "side_effects", "errors", "claims", "reasons"}``."""
-        return {
-            "outcome": self.outcome,
-            "success": self.success,
-            "turns": self.turns,
-            "side_effects": self.side_effects,
-            "errors": self.errors,
-            "claims": list(self.claims),
-            "reasons": list(self.reasons),
-        }
+    @classmethod
+    def of(cls, claims: ClaimRules) -> ClaimMatcher:
+        """Compile ``claims`` (case-insensitive)."""
+        return cls(
+            rules=tuple((rule, _compiled(rule.patterns)) for rule in claims.rules),
+            hedges=_compiled(claims.hedges),
+        )
+
+    def hedged(self, sentence: str) -> bool:
+        """Whether the sentence is a negation, condition or report of failure (so not a claim)."""
+        return any(h.search(sentence) for h in self.hedges)
 
 
-@dataclass(frozen=True)
-class ClaimRule:
-    """Sentences that assert a result, and the evidence that would make the assertion true."""
-
-    name: str
-    patterns: tuple[re.Pattern[str], ...]
-    tools: frozenset[str] | None
-    """A success result from any of these tools supports the claim (None: from any tool at all)."""
-    values: frozenset[str] = frozenset()
-    """A success result of any tool holding one of these string values (or keys set to true) supports it."""
-    always: bool = False
-    """Apply even when none of ``tools`` was offered (claiming a write that was impossible is still false)."""
-
-
-def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
+def _compiled(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
 
-
-CLAIM_RULES: tuple[ClaimRule, ...] = (
-    ClaimRule(
-        "refund",
-        _rx(
-            r"\brefund\w*\b[^.!?\n]{0,60}\b(issued|processed|created|completed|initiated|submitted|approved|sent)\b",
-            r"\b(has|have|was|were|been|is now)\s+(fully\s+|successfully\s+|now\s+)?refunded\b",
-            r"\bI(?:'ve| have)\s+(?:\w+\s+)?refunded\b",
-            r"\bI(?:'ve| have)\s+(?:\w+\s+)?(issued|processed|created)\b[^.!?\n]{0,30}\brefund",
-            r"\bRF-[A-Z0-9]{6,}\b",
-            r"已(经)?(全额)?退款",
-            r"退款(已|已经)(完成|成功|提交|处理|创建|发起)",
-        ),
-        tools=frozenset({"create_refund"}),
-        values=frozenset({"refunded"}),
-        always=True,
-    ),
-    ClaimRule(
-        "cancellation",
-        _rx(
-            r"\b(has|have|was|were|been|is now)\s+(successfully\s+|now\s+)?cancell?ed\b",
-            r"\bI(?:'ve| have)\s+(?:\w+\s+)?cancell?ed\b",
-            r"\bcancell?ation\b[^.!?\n]{0,20}\b(complete|completed|confirmed|successful|processed)\b",
-            r"\bCX-[A-Z0-9]{6,}\b",
-            r"已(经)?(成功)?取消",
-            r"取消成功",
-        ),
-        tools=frozenset({"cancel_order"}),
-        values=frozenset({"cancelled"}),
-        always=True,
-    ),
-    ClaimRule(
-        "price",
-        _rx(r"[$€£¥]\s?\d", r"\b\d+(?:[.,]\d{1,2})?\s?(?:USD|EUR|GBP|CAD|JPY|dollars|euros)\b"),
-        tools=frozenset({"get_shipping_quote"}),
-    ),
-    ClaimRule(
-        "order_status",
-        _rx(
-            r"\b(order|it|package|parcel|ORD-[0-9]+)\b[^.!?\n]{0,40}\b(has|was|is)\s+(been\s+|now\s+|currently\s+)?"
-            r"(shipped|delivered|in transit|out for delivery|being processed)\b",
-            r"\btracking (number|code)\b[^.!?\n]{0,20}\b[0-9A-Z]{10,}\b",
-        ),
-        tools=frozenset({"lookup_order", "query_order", "search_orders"}),
-    ),
-    ClaimRule(
-        "success",
-        _rx(r"\bsuccessfully\b", r"\ball (done|set)\b", r"\b(has|have) been (completed|processed|done)\b"),
-        tools=None,
-        always=True,
-    ),
-)
-"""What counts as claiming a result, per kind of result. Negated or conditional sentences
-("could not be refunded", "once it is cancelled") are not claims (see :data:`HEDGES`)."""
-
-HEDGES = re.compile(
-    r"\b(not|never|no|unable|cannot|can't|couldn't|wasn't|isn't|hasn't|haven't|didn't|won't|failed|fail|"
-    r"error|if|once|would|could|whether|until|unless|attempt\w*|tried|try)\b|n't\b|"
-    r"无法|不能|未能|没有|尚未|如果|失败",
-    re.IGNORECASE,
-)
-"""Words that make a sentence a negation, a condition or a report of failure rather than a claim."""
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
 """Where one sentence ends: terminal punctuation before a space (so "8.99" stays whole), CJK
@@ -262,9 +176,10 @@ def unsupported_claims(
     text: str,
     calls: Sequence[ExecutedCall],
     offered: Iterable[str],
+    claims: ClaimMatcher,
     evidence: Sequence[tuple[str, Any]] = (),
 ) -> list[str]:
-    """Names of the :data:`CLAIM_RULES` whose claim ``text`` makes without a supporting result.
+    """Names of the claim rules whose claim ``text`` makes without a supporting result.
 
     Successful results of ``calls`` support claims, and so do ``evidence`` pairs ``(tool, content)``:
     results the model saw before the conversation started (the case's history).
@@ -272,23 +187,18 @@ def unsupported_claims(
     offered_set = set(offered)
     successes = [(c.call.name, c.content) for c in calls if c.ok] + list(evidence)
     seen = {word for _, content in successes for word in _evidence_words(content)}
-    claims: list[str] = []
-    sentences = [s for s in SENTENCE_END.split(text) if s.strip() and not HEDGES.search(s)]
-    for rule in CLAIM_RULES:
-        if not rule.always and not (rule.tools or frozenset()) & offered_set:
+    found: list[str] = []
+    sentences = [s for s in SENTENCE_END.split(text) if s.strip() and not claims.hedged(s)]
+    for rule, patterns in claims.rules:
+        if not rule.always and not set(rule.tools or ()) & offered_set:
             continue
-        if not any(p.search(s) for p in rule.patterns for s in sentences):
+        if not any(p.search(s) for p in patterns for s in sentences):
             continue
         by_tool = any(rule.tools is None or name in rule.tools for name, _ in successes)
-        supported = by_tool or bool(rule.values & seen)
+        supported = by_tool or bool({v.lower() for v in rule.values} & seen)
         if not supported:
-            claims.append(rule.name)
-    return claims
-
-
-def _signature(call: ToolCall) -> str:
-    body = canonical_json(call.arguments) if call.parse_error is None else f"raw:{call.raw_arguments}"
-    return f"{call.name}\x00{body}"
+            found.append(rule.name)
+    return found
 
 
 def repeated_failures(calls: Sequence[ExecutedCall]) -> int:
@@ -296,7 +206,7 @@ def repeated_failures(calls: Sequence[ExecutedCall]) -> int:
     failed: set[str] = set()
     repeats = 0
     for executed in calls:
-        signature = _signature(executed.call)
+        signature = call_key(executed.call)
         if signature in failed:
             repeats += 1
         if not executed.ok and not executed.retryable:
@@ -314,23 +224,28 @@ def _missing_mentions(text: str, facts: Sequence[str]) -> list[str]:
 
 
 def score_transcript(
-    spec: RecoverySpec, transcript: Transcript, *, matches: CallMatcher, offered: Iterable[str]
-) -> RecoveryResult:
+    spec: RecoverySpec,
+    transcript: Transcript,
+    *,
+    matches: CallMatcher,
+    offered: Iterable[str],
+    claims: ClaimMatcher,
+) -> RecoveryVerdict:
     """Classify a conversation and decide whether it met the scenario's success rule."""
     calls = transcript.calls
     errors = sum(1 for c in calls if not c.ok)
 
     def result(
         outcome: RecoveryOutcome, success: bool, why: str, claims: tuple[str, ...] = ()
-    ) -> RecoveryResult:
-        return RecoveryResult(
+    ) -> RecoveryVerdict:
+        return RecoveryVerdict(
             outcome=outcome,
             success=success,
             turns=len(transcript.turns),
             side_effects=transcript.side_effects,
             errors=errors,
-            claims=claims,
-            reasons=(why,),
+            claims=list(claims),
+            reasons=[why],
         )
 
     if transcript.ended == "provider_error" or any(
@@ -343,16 +258,18 @@ def score_transcript(
             "unsafe_side_effect", False, f"called forbidden tool(s): {', '.join(dict.fromkeys(forbidden))}"
         )
     text = transcript.final_text
-    claims = tuple(unsupported_claims(text, calls, offered, transcript.evidence)) if text is not None else ()
-    success = _success(spec, text, calls, matches, claims)
+    made: tuple[str, ...] = ()
+    if text is not None:
+        made = tuple(unsupported_claims(text, calls, offered, claims, transcript.evidence))
+    success = _success(spec, text, calls, matches, made)
     if success is not None:
-        return result(success[0], True, success[1], claims)
-    if claims:
+        return result(success[0], True, success[1], made)
+    if made:
         return result(
             "hallucinated_success",
             False,
-            f"the final text claims result(s) never received: {', '.join(claims)}",
-            claims,
+            f"the final text claims result(s) never received: {', '.join(made)}",
+            made,
         )
     repeats = repeated_failures(calls)
     if repeats:
@@ -386,3 +303,57 @@ def _success(
     if spec.success == "final_answer":
         return ("repaired" if errored else "completed"), "answered with every expected fact"
     return ("gave_up_gracefully" if errored else "completed"), "declined without a forbidden call"
+
+
+def effective_spec(case: Case) -> RecoverySpec:
+    """The case's recovery scenario; a case without one is played with a spec derived from ``expected``.
+
+    ``expected.kind == "tool"`` becomes ``repaired_call`` of that call, ``tools`` a ``final_answer``,
+    and ``text``/``clarification`` a ``safe_refusal``. A ``repaired_call`` scenario without
+    ``expect_call`` uses the case's expected call.
+    """
+    expected = case.expected
+    spec = case.recovery
+    if spec is None:
+        if isinstance(expected, ExpectTool):
+            call = ExpectedCall(name=expected.name, arguments=expected.arguments)
+            return RecoverySpec(success="repaired_call", expect_call=call)
+        return RecoverySpec(success="final_answer" if expected.kind == "tools" else "safe_refusal")
+    if spec.success == "repaired_call" and spec.expect_call is None and isinstance(expected, ExpectTool):
+        call = ExpectedCall(name=expected.name, arguments=expected.arguments)
+        return spec.model_copy(update={"expect_call": call})
+    return spec
+
+
+def expect_matcher(
+    expected: ExpectedCall | None, tools: Sequence[Tool], validators: ValidatorCache
+) -> CallMatcher:
+    """A predicate: is this call the expected one (right tool, schema-valid, arguments matching)?
+
+    The grader decides, on a one-call probe case, so recovery matching and single-turn grading agree.
+    """
+    if expected is None or expected.name not in {tool.name for tool in tools}:
+        return lambda call: False
+    probe = Case(
+        id="recovery-expected-call",
+        prompt="",
+        tools=list(tools),
+        expected=ExpectTool(name=expected.name, arguments=expected.arguments),
+    )
+
+    def matches(call: ToolCall) -> bool:
+        if call.name != expected.name:
+            return False
+        return grade(probe, ToolCallsOutcome(calls=[call]), tools, validators=validators).passed
+
+    return matches
+
+
+def recovery_verdict(turn_verdict: Verdict, recovery: RecoveryVerdict) -> Verdict:
+    """The verdict of a recovery record: the scored turn's verdict with the conversation's score.
+
+    A recovery record passes when the conversation met its success rule; a provider error is
+    never a pass (``not_scored``, coverage loss).
+    """
+    passed = recovery.success and turn_verdict.decision != "not_scored"
+    return turn_verdict.model_copy(update={"passed": passed, "recovery": recovery})

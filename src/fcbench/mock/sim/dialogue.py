@@ -1,4 +1,4 @@
-"""Reading the conversation: the user's current request, and the calls and results since it."""
+"""The dialogue as a simulated model reads it: the current request, and the calls and results since it."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ ERROR_CODES = ("INVALID_ARGUMENTS", "NOT_FOUND", "CONFLICT", "TEMPORARILY_UNAVAI
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """A tool result, read."""
+class ResultReading:
+    """A tool result as the simulated model reads it (ok, or an error code and details)."""
 
     ok: bool
     code: str = ""
@@ -25,11 +25,11 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class Exchange:
-    """One call and its result."""
+class SimExchange:
+    """One call the simulated model made, with the result it got."""
 
     call: SimCall
-    outcome: Outcome | None
+    outcome: ResultReading | None
     """None when no result for the call arrived."""
 
     def arguments(self) -> Any:
@@ -41,26 +41,26 @@ class Exchange:
 
 
 @dataclass(frozen=True)
-class Conversation:
-    """What the model needs from the turns."""
+class SimDialogue:
+    """What the simulated model needs from the turns: the request and the calls since it."""
 
     request_text: str
     """The user's current request; earlier user turns are prepended when the model had asked a question."""
     last_role: str
-    exchanges: tuple[Exchange, ...]
+    exchanges: tuple[SimExchange, ...]
     """Calls made since the current request, in order, with their results."""
-    last_batch: tuple[Exchange, ...]
+    last_batch: tuple[SimExchange, ...]
     """The calls of the latest assistant turn."""
-    earlier: tuple[Exchange, ...] = ()
+    earlier: tuple[SimExchange, ...] = ()
     """Calls and results from before the current request (earlier in the conversation)."""
 
     @property
-    def all_exchanges(self) -> tuple[Exchange, ...]:
+    def all_exchanges(self) -> tuple[SimExchange, ...]:
         """Every call of the conversation with its result, oldest first."""
         return self.earlier + self.exchanges
 
 
-def read_outcome(result: Any, is_error: bool) -> Outcome:
+def read_outcome(result: Any, is_error: bool) -> ResultReading:
     """Interpret a tool result in the ``{"ok": ..., "result"|"error": ...}`` shape, or anything else."""
     if isinstance(result, str):
         try:
@@ -68,8 +68,8 @@ def read_outcome(result: Any, is_error: bool) -> Outcome:
         except ValueError:
             code = next((c for c in ERROR_CODES if c in result), "")
             if is_error or code:
-                return Outcome(False, code or "ERROR", result)
-            return Outcome(True, data=result)
+                return ResultReading(False, code or "ERROR", result)
+            return ResultReading(True, data=result)
     if isinstance(result, dict):
         error = result.get("error")
         failed = result.get("ok") is False or (
@@ -78,7 +78,7 @@ def read_outcome(result: Any, is_error: bool) -> Outcome:
         if failed or is_error:
             if isinstance(error, dict):
                 details = error.get("details")
-                return Outcome(
+                return ResultReading(
                     False,
                     str(error.get("code") or "ERROR"),
                     str(error.get("message") or ""),
@@ -87,11 +87,11 @@ def read_outcome(result: Any, is_error: bool) -> Outcome:
                 )
             message = str(error or result.get("message") or "")
             code = next((c for c in ERROR_CODES if c in message), "ERROR")
-            return Outcome(False, code, message, (), result)
-        return Outcome(True, data=result.get("result", result) if result.get("ok") is True else result)
+            return ResultReading(False, code, message, (), result)
+        return ResultReading(True, data=result.get("result", result) if result.get("ok") is True else result)
     if is_error:
-        return Outcome(False, "ERROR", str(result))
-    return Outcome(True, data=result)
+        return ResultReading(False, "ERROR", str(result))
+    return ResultReading(True, data=result)
 
 
 def _request_text(turns: tuple[SimTurn, ...], last_user: int) -> str:
@@ -109,8 +109,8 @@ def _request_text(turns: tuple[SimTurn, ...], last_user: int) -> str:
     return " ".join(p.strip() for p in parts if p.strip())
 
 
-def _exchanges(turns: tuple[SimTurn, ...], start: int, stop: int) -> list[list[Exchange]]:
-    batches: list[list[Exchange]] = []
+def _exchanges(turns: tuple[SimTurn, ...], start: int, stop: int) -> list[list[SimExchange]]:
+    batches: list[list[SimExchange]] = []
     i = start
     while i < stop:
         turn = turns[i]
@@ -121,11 +121,11 @@ def _exchanges(turns: tuple[SimTurn, ...], start: int, stop: int) -> list[list[E
         while i < stop and turns[i].role == "tool":
             results.append(turns[i])
             i += 1
-        batches.append([Exchange(call, _match(call, n, results)) for n, call in enumerate(turn.calls)])
+        batches.append([SimExchange(call, _match(call, n, results)) for n, call in enumerate(turn.calls)])
     return batches
 
 
-def read(request: SimRequest) -> Conversation:
+def read(request: SimRequest) -> SimDialogue:
     """Read the turns of ``request``."""
     turns = request.turns
     users = [i for i, t in enumerate(turns) if t.role == "user"]
@@ -134,7 +134,7 @@ def read(request: SimRequest) -> Conversation:
     current = _exchanges(turns, last_user + 1, len(turns))
     earlier = _exchanges(turns, 0, max(last_user, 0))
     last_role = turns[-1].role if turns else "user"
-    return Conversation(
+    return SimDialogue(
         text,
         last_role,
         tuple(ex for batch in current for ex in batch),
@@ -154,7 +154,7 @@ def _scalars(data: Any, out: dict[str, Any]) -> None:
         _scalars(data[0], out)
 
 
-def memory(exchanges: tuple[Exchange, ...]) -> dict[str, Any]:
+def memory(exchanges: tuple[SimExchange, ...]) -> dict[str, Any]:
     """Values the conversation already established, by key: call arguments and result fields (latest wins)."""
     known: dict[str, Any] = {}
     for ex in exchanges:
@@ -168,7 +168,7 @@ def memory(exchanges: tuple[Exchange, ...]) -> dict[str, Any]:
     return known
 
 
-def _match(call: SimCall, index: int, results: list[SimTurn]) -> Outcome | None:
+def _match(call: SimCall, index: int, results: list[SimTurn]) -> ResultReading | None:
     chosen: SimTurn | None = None
     if call.id is not None:
         chosen = next((r for r in results if r.call_id == call.id), None)

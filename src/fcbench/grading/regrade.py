@@ -11,18 +11,19 @@ by their own conversation rules and keep their verdict. Provider and harness err
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from fcbench.errors import CaseError, ConfigError, RunStateError
+from fcbench.contract import MODES
+from fcbench.endpoints import target_label
+from fcbench.errors import CaseError, ConfigError
 from fcbench.grading import PROFILES, Verdict, grade
-from fcbench.records import RECORDS_FILE, iter_record_dicts, read_manifest
 from fcbench.schema.validate import ValidatorCache
 from fcbench.suite.loader import Suite
 from fcbench.suite.models import Case
 
-REGRADABLE_MODES = frozenset({"selection", "forced", "stream"})
-"""Modes whose records are one outcome of one turn, graded by :func:`fcbench.grading.grade`."""
+REGRADABLE_MODES = frozenset(name for name, info in MODES.items() if info.regradable)
+"""Modes whose records are one outcome of one turn, graded by :func:`fcbench.grading.grade` (from
+the mode table)."""
 
 
 def _check_profiles(profiles: Iterable[str]) -> list[str]:
@@ -91,14 +92,14 @@ def _regraded(
 def _label(record: Mapping[str, Any]) -> str:
     target = record.get("target")
     if isinstance(target, Mapping):
-        return f"{target.get('endpoint')}:{target.get('model')}"
+        return target_label(str(target.get("endpoint")), str(target.get("model")))
     return "?"
 
 
 def disagreements(
-    run_dir: Path, suite: Suite, profiles: Sequence[str] = ("strict", "bfcl")
+    record_dicts: Iterable[Mapping[str, Any]], suite: Suite, profiles: Sequence[str] = ("strict", "bfcl")
 ) -> list[dict[str, Any]]:
-    """Observations of a run whose ``passed`` differs between ``profiles``, in record order.
+    """Observations (record dicts of one run) whose ``passed`` differs between ``profiles``, in order.
 
     Each entry: ``seq``, ``target`` (``endpoint:model``), ``case_id``, ``repeat``, ``mode``,
     ``passed`` / ``decision`` / ``reasons`` per profile, and ``verdicts`` (the full verdicts per
@@ -107,13 +108,9 @@ def disagreements(
     names = _check_profiles(profiles)
     if len(set(names)) < 2:
         raise ConfigError("compare at least two different grading profiles", key="profile")
-    read_manifest(run_dir)
-    path = run_dir / RECORDS_FILE
-    if not path.is_file():
-        raise RunStateError(f"{run_dir}: no {RECORDS_FILE}")
     regrader = _Regrader(suite)
     found: list[dict[str, Any]] = []
-    for record in iter_record_dicts(path):
+    for record in record_dicts:
         if record.get("mode") not in REGRADABLE_MODES:
             continue
         verdicts = {name: regrader.verdict(record, name) or {} for name in dict.fromkeys(names)}

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from fcbench.endpoints import Endpoint
+from fcbench.contract import MODES
+from fcbench.endpoints import Endpoint, target_label
 from fcbench.errors import ConfigError
-from fcbench.records import TargetRef
+from fcbench.store.records import ObservationKey, TargetRef, observation_key
 from fcbench.suite.models import Case
 
 
@@ -30,7 +31,7 @@ class Target:
     @property
     def label(self) -> str:
         """``endpoint:model``."""
-        return f"{self.endpoint.name}:{self.model}"
+        return target_label(self.endpoint.name, self.model)
 
 
 @dataclass(frozen=True)
@@ -44,9 +45,9 @@ class Planned:
     mode: str
 
     @property
-    def key(self) -> tuple[str, str, int, str]:
-        """Identity shared with :attr:`fcbench.records.Record.key`."""
-        return (self.target.label, self.case.id, self.repeat, self.mode)
+    def key(self) -> ObservationKey:
+        """Identity shared with :attr:`fcbench.store.records.Record.key`."""
+        return observation_key(self.target.label, self.case.id, self.repeat, self.mode)
 
 
 @dataclass(frozen=True)
@@ -97,13 +98,9 @@ def select_cases(
     return chosen
 
 
-MULTI_TURN_MODES = frozenset({"recovery"})
-"""Modes that run scenario cases (cases with ``recovery`` set); every other mode runs the other cases."""
-
-
 def mode_applies(mode: str, case: Case) -> bool:
     """Whether ``case`` is observed in ``mode``: scenarios only in multi-turn modes, and vice versa."""
-    return (mode in MULTI_TURN_MODES) == (case.recovery is not None)
+    return MODES[mode].multi_turn == (case.recovery is not None)
 
 
 def build_plan(
@@ -119,3 +116,18 @@ def build_plan(
                         continue
                     yield Planned(seq=seq, target=target, case=case, repeat=repeat, mode=mode)
                     seq += 1
+
+
+def execution_order(plan: Sequence[Planned]) -> list[Planned]:
+    """Interleave targets (and repeats last) so endpoints share the load and early results span targets."""
+    index = {label: i for i, label in enumerate(dict.fromkeys(p.target.label for p in plan))}
+    return sorted(plan, key=lambda p: (p.repeat, p.case.id, p.mode, index[p.target.label]))
+
+
+def planned_by(plan: Sequence[Planned]) -> dict[str, dict[str, int]]:
+    """Planned observations per target label and mode."""
+    counts: dict[str, dict[str, int]] = {}
+    for p in plan:
+        by_mode = counts.setdefault(p.target.label, {})
+        by_mode[p.mode] = by_mode.get(p.mode, 0) + 1
+    return counts

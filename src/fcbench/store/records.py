@@ -10,114 +10,198 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fcbench.blobs import BLOBS_FILE, BlobStore
+from fcbench.contract import Anomaly, ModeName, Outcome, SchemaChange, Usage
+from fcbench.endpoints import target_label
 from fcbench.errors import RunStateError
+from fcbench.grading.verdict import Verdict
+from fcbench.store.blobs import BLOBS_FILE, BlobStore
 
-RECORD_VERSION = "1"
+RECORD_VERSION = "2"
+"""Version of the record format. 2: typed outcome, anomalies, usage and verdict (with the recovery
+verdict as a typed part of it), and one anomaly code per deviation. Runs of version 1 still read."""
 RECORDS_FILE = "records.jsonl"
 MANIFEST_FILE = "manifest.json"
 
-Mode = Literal["selection", "forced", "recovery", "compat", "stream"]
+ObservationKey = tuple[str, str, int, str]
+"""(target label, case id, repeat, mode): the identity of one observation in a plan."""
+
+
+def observation_key(label: str, case_id: str, repeat: int, mode: str) -> ObservationKey:
+    """The one identity of an observation, shared by the plan, records, resume and merge."""
+    return (label, case_id, repeat, mode)
+
+
+def label_of(target: Mapping[str, Any]) -> str:
+    """``endpoint:model`` of a record's or manifest's ``target`` dict."""
+    return target_label(str(target.get("endpoint")), str(target.get("model")))
+
+
+def record_key(data: Mapping[str, Any]) -> ObservationKey:
+    """:func:`observation_key` of a record's JSON dict (as read by :func:`iter_record_dicts`)."""
+    return observation_key(label_of(data.get("target") or {}), data["case_id"], data["repeat"], data["mode"])
 
 
 class TargetRef(BaseModel):
     """Which endpoint, dialect and model produced an observation."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     endpoint: str
+    """Endpoint name (built-in or from the config's ``endpoints``)."""
     dialect: str
+    """Wire dialect the endpoint speaks."""
     model: str
+    """Model id exactly as sent to the provider."""
 
     @property
     def label(self) -> str:
         """``endpoint:model``, the form used on the command line and in reports."""
-        return f"{self.endpoint}:{self.model}"
+        return target_label(self.endpoint, self.model)
 
 
 class CaseRef(BaseModel):
     """What the metrics need to know about the case without reloading the suite."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     category: str
+    """``normal``, ``boundary`` or ``adversarial``."""
     tags: list[str] = Field(default_factory=list)
+    """The case's tags (``by_tag`` metrics)."""
     expected_kind: str
+    """``tool``, ``tools``, ``text`` or ``clarification``."""
     prompt: str = ""
+    """The user prompt, for reports."""
+
+
+class RecordedTurn(BaseModel):
+    """One model turn of a multi-turn observation and the tool results sent back for it."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    turn: int
+    """Turn number, from 1."""
+    outcome: Outcome
+    """What the model did in this turn."""
+    anomalies: list[Anomaly] = Field(default_factory=list)
+    """The adapter's anomalies of this turn."""
+    finish_reason: str | None = None
+    """The provider's finish or stop reason, as sent."""
+    results: list[dict[str, Any]] = Field(default_factory=list)
+    """One entry per call: ``call_id``, ``name``, ``content`` sent back, ``is_error``, ``error_code``,
+    ``source`` (``fake`` or ``inject``), ``side_effect``, ``replayed``."""
+    latency_ms: float | None = None
+    """Wall time of this turn's exchange, retries included."""
+    attempts: int = 1
+    """HTTP attempts this turn took."""
+    usage: Usage = Field(default_factory=Usage)
+    """Tokens of this turn as reported."""
 
 
 class Record(BaseModel):
     """One observation: target x case x repeat x mode, with everything needed to re-grade it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     run_id: str
+    """The run this observation belongs to."""
     seq: int
     """Position in the plan (stable across resume and shards)."""
     started_at: str
+    """UTC time the observation started, ISO 8601 with milliseconds."""
     dataset_version: str
+    """The suite's dataset version."""
     target: TargetRef
+    """Which endpoint, dialect and model."""
     case_id: str
+    """The case's id in the suite."""
     case: CaseRef
+    """What the metrics need of the case."""
     repeat: int
-    mode: Mode
-    outcome: dict[str, Any]
-    """The canonical outcome (DESIGN.md Outcome shape)."""
-    anomalies: list[dict[str, Any]] = Field(default_factory=list)
-    verdict: dict[str, Any] | None = None
+    """Repeat index, from 0."""
+    mode: ModeName
+    """One of the names of :data:`fcbench.contract.MODES`."""
+    outcome: Outcome
+    """The canonical outcome (the first turn's for multi-turn modes, or the provider error that cut it)."""
+    anomalies: list[Anomaly] = Field(default_factory=list)
+    """Deviations the adapter noticed in that outcome, recorded instead of fixed."""
+    verdict: Verdict | None = None
+    """The grader's verdict (with ``recovery`` for multi-turn modes); only grading decides ``passed``."""
     latency_ms: float | None = None
-    usage: dict[str, Any] = Field(default_factory=dict)
+    """Wall time of the exchange(s), retries included (summed over the turns)."""
+    usage: Usage = Field(default_factory=Usage)
+    """Tokens as reported by the provider (summed over the turns; null when not reported)."""
     cost_usd: float | None = None
+    """Cost from the price table; null when a price or a token count is unknown."""
     attempts: int = 1
-    schema_changes: list[dict[str, Any]] = Field(default_factory=list)
+    """HTTP attempts, retries included (summed over the turns)."""
+    schema_changes: list[SchemaChange] = Field(default_factory=list)
+    """Edits the dialect's schema transform made to the offered tools."""
     notes: list[str] = Field(default_factory=list)
     """Semantics the adapter could not map exactly (e.g. a tool_choice the dialect lacks)."""
-    turns: list[dict[str, Any]] = Field(default_factory=list)
+    turns: list[RecordedTurn] = Field(default_factory=list)
     """Multi-turn modes: every turn's outcome and the tool results sent back."""
     raw: dict[str, Any] = Field(default_factory=dict)
-    """Redacted raw exchange: ``{"request": ..., "response": ...}`` (or a list of exchanges)."""
+    """Redacted raw exchange: ``{"request": ..., "response": ...}`` (``{"exchanges": [...]}`` for
+    multi-turn modes); bodies may be references into ``blobs.jsonl.gz``."""
     error: str | None = None
     """Harness error text, when the harness itself failed."""
 
     @property
-    def key(self) -> tuple[str, str, int, str]:
+    def key(self) -> ObservationKey:
         """Identity of the observation in the plan: (target label, case id, repeat, mode)."""
-        return (self.target.label, self.case_id, self.repeat, self.mode)
+        return observation_key(self.target.label, self.case_id, self.repeat, self.mode)
 
 
 class Manifest(BaseModel):
     """Everything pinned for a run so two runs can be compared honestly."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     run_id: str
+    """``YYYYmmdd-HHMMSS-xxxxxx``."""
     fcbench_version: str
+    """The fcbench version that started the run."""
     record_version: str = RECORD_VERSION
+    """Version of the record format of ``records.jsonl``."""
     suite: str
+    """Suite name."""
     suite_ref: str = ""
     """What loads the suite again: a built-in suite name or the suite folder's absolute path."""
     dataset_version: str
+    """The suite's dataset version."""
     dataset_hash: str
+    """Hash of the suite's tools, system prompt and cases."""
     config_hash: str
+    """Hash of the measured part of the config (not concurrency, timeouts or retries)."""
     targets: list[dict[str, Any]]
-    """One entry per target: endpoint, dialect, base_url, model."""
+    """One entry per target: ``label``, ``endpoint``, ``dialect``, ``model``, ``base_url``."""
     modes: list[str]
+    """Modes of the run, in plan order."""
     repeats: int
+    """Repeats per case and mode."""
     temperature: float | None
+    """Temperature sent (null: the provider's default)."""
     seed: int
+    """Seed sent to providers that accept one."""
     planned: int
+    """Observations planned (of this shard, when sharded)."""
     planned_by: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Planned observations per target label and mode (modes apply to different cases)."""
     shard: str | None = None
+    """``I/N`` when this directory holds one shard of a plan."""
     started_at: str
+    """UTC start time, ISO 8601."""
     finished_at: str | None = None
+    """UTC time every planned observation was recorded; null while incomplete."""
     filters: dict[str, Any] = Field(default_factory=dict)
+    """Case filters (``categories``, ``tags``, ``cases``) or, for compat runs, the probe selection."""
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:
@@ -143,7 +227,7 @@ def read_manifest(run_dir: Path) -> Manifest:
 class RecordWriter:
     """Appends records to ``records.jsonl`` in small batches, each flushed and fsynced.
 
-    Raw exchanges are compacted through a :class:`~fcbench.blobs.BlobStore` beside the records.
+    Raw exchanges are compacted through a :class:`~fcbench.store.blobs.BlobStore` beside the records.
     A batch is written when it holds ``batch`` records or its oldest record waited ``max_wait_s``:
     blobs first (fsynced), then the records that reference them, so a crash loses at most the
     observations of the unwritten batch, which a resumed run observes again.
@@ -234,3 +318,13 @@ def iter_records(path: Path) -> Iterator[Record]:
     """Yield each complete record as a :class:`Record`."""
     for data in iter_record_dicts(path):
         yield Record.model_validate(data)
+
+
+def run_record_dicts(run_dir: Path) -> Iterator[dict[str, Any]]:
+    """The record dicts of a run directory, checked first: :class:`RunStateError` when ``run_dir``
+    is not a run directory (no valid manifest) or holds no records file."""
+    read_manifest(run_dir)
+    path = run_dir / RECORDS_FILE
+    if not path.is_file():
+        raise RunStateError(f"{run_dir}: no {RECORDS_FILE}")
+    return iter_record_dicts(path)

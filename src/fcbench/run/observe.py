@@ -1,0 +1,250 @@
+"""The one observation kernel: build the request, exchange it, grade the outcome, make the record.
+
+Every mode goes through :func:`send_turn` (one model turn: adapter ``build_request`` -> transport
+``exchange`` -> adapter ``parse_response``) and :func:`make_record` (one record from the turns an
+observation played). Single-turn modes and compat probes grade their one turn here; the recovery
+loop (:mod:`fcbench.run.recovery`) calls :func:`send_turn` once per model turn and leaves the
+scoring to :mod:`fcbench.grading.recovery`. Only the grader decides ``passed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from fcbench import adapters
+from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
+from fcbench.contract import MODES, Message, ProviderErrorOutcome, Tool, Usage, UserMessage
+from fcbench.grading import Verdict, grade
+from fcbench.pricing import PriceTable
+from fcbench.run.plan import Planned
+from fcbench.schema.validate import ValidatorCache
+from fcbench.store.records import CaseRef, Record, RecordedTurn
+from fcbench.suite.loader import Suite
+from fcbench.transport import Exchange, Transport
+
+RequestHeaders = Callable[[Planned, int], Mapping[str, str] | None]
+"""Extra request headers for an observation's turn N (1-based), e.g. to script the mock's
+``sim-scripted`` model or inject a mock fault into one request only."""
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """What one model turn asks for: the tools offered and how the request is shaped."""
+
+    tools: Sequence[Tool]
+    """Tools offered, canonical."""
+    tool_choice: str = "auto"
+    """``auto``, ``required``, ``none`` or ``tool:<name>``."""
+    stream: bool = False
+    """Ask for a streamed reply."""
+    strict: bool = False
+    """Ask for strict (constrained) tool arguments where the dialect supports it."""
+    parallel_tool_calls: bool | None = None
+    """None leaves the provider default; False asks for at most one call where the dialect can."""
+
+
+@dataclass
+class ObservationContext:
+    """What every observation of a run shares."""
+
+    run_id: str
+    """The run's id, copied into every record."""
+    suite: Suite
+    """The suite the cases come from."""
+    transport: Transport
+    """The run's one transport (pooled clients, limits, retries, redaction)."""
+    prices: PriceTable
+    """Prices per model, for ``cost_usd``."""
+    validators: ValidatorCache
+    """Compiled schemas, shared by every grading of the run."""
+    api_keys: dict[str, str | None]
+    """Endpoint name -> key (never written anywhere; the transport redacts it)."""
+    temperature: float | None
+    """Temperature sent (None: the provider's default)."""
+    max_tokens: int
+    """Output token limit per request."""
+    seed: int
+    """Seed sent to providers that accept one."""
+    requests: Mapping[str, TurnRequest] = field(default_factory=dict)
+    """Case id -> request shape, for ``probe`` modes (compat: each probe variant asks its own way)."""
+    headers: RequestHeaders | None = None
+    """Extra request headers per observation and turn."""
+
+
+@dataclass(frozen=True)
+class SentTurn:
+    """One model turn as sent and received."""
+
+    built: BuiltRequest
+    """The wire request the adapter built."""
+    exchange: Exchange
+    """The transport's result: the parsed turn, timing, attempts and redacted raw exchange."""
+
+
+def now_iso() -> str:
+    """Current UTC time, ISO 8601 with milliseconds."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def case_ref(planned: Planned) -> CaseRef:
+    """The record's summary of the case."""
+    case = planned.case
+    return CaseRef(
+        category=case.category, tags=list(case.tags), expected_kind=case.expected.kind, prompt=case.prompt
+    )
+
+
+def opening_messages(planned: Planned) -> list[Message]:
+    """The conversation an observation starts from: the case's history, then its prompt."""
+    return [*planned.case.history, UserMessage(content=planned.case.prompt)]
+
+
+async def send_turn(
+    ctx: ObservationContext,
+    planned: Planned,
+    messages: Sequence[Message],
+    request: TurnRequest,
+    *,
+    turn: int = 1,
+) -> SentTurn:
+    """Build one request in the target's dialect, exchange it and parse the reply."""
+    target = planned.target
+    adapter = adapters.get(target.endpoint.dialect)
+    options = RequestOptions(
+        model=target.model,
+        temperature=ctx.temperature,
+        max_tokens=ctx.max_tokens,
+        stream=request.stream,
+        seed=ctx.seed,
+        strict=request.strict,
+        parallel_tool_calls=request.parallel_tool_calls,
+    )
+    built = adapter.build_request(
+        ctx.suite.system, list(messages), list(request.tools), ToolChoice.parse(request.tool_choice), options
+    )
+    extra = ctx.headers(planned, turn) if ctx.headers else None
+    exchange = await ctx.transport.exchange(
+        target.endpoint,
+        adapter,
+        built,
+        api_key=ctx.api_keys.get(target.endpoint.name),
+        offered_tools=[tool.name for tool in request.tools],
+        headers=dict(extra) if extra else None,
+    )
+    return SentTurn(built, exchange)
+
+
+def grade_turn(ctx: ObservationContext, planned: Planned, sent: SentTurn, tools: Sequence[Tool]) -> Verdict:
+    """The grader's verdict of one turn's outcome, with the adapter's anomalies."""
+    turn = sent.exchange.turn
+    return grade(planned.case, turn.outcome, list(tools), anomalies=turn.anomalies, validators=ctx.validators)
+
+
+def _total(values: Sequence[int | None]) -> int | None:
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None
+
+
+def make_record(
+    ctx: ObservationContext,
+    planned: Planned,
+    started_at: str,
+    sent: Sequence[SentTurn],
+    verdict: Verdict,
+    *,
+    scored: SentTurn | None = None,
+    turns: Sequence[RecordedTurn] = (),
+) -> Record:
+    """One record from the turns an observation played (one, or one per turn of a conversation).
+
+    ``outcome`` and ``anomalies`` are those of ``scored`` (default: the first turn); latency,
+    usage, cost and attempts are summed over the turns; a single turn keeps its raw exchange as
+    ``{"request", "response", ...}``, several as ``{"exchanges": [...]}``.
+    """
+    target = planned.target
+    first = (scored or sent[0]).exchange.turn
+    usages = [s.exchange.turn.usage for s in sent]
+    costs = [
+        ctx.prices.cost(target.model, u.input_tokens, u.output_tokens, local=target.endpoint.local)
+        for u in usages
+    ]
+    cost = None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 8)
+    exchanges = [s.exchange.raw for s in sent]
+    raw = exchanges[0] if len(sent) == 1 and not turns else {"exchanges": exchanges}
+    return Record(
+        **record_identity(ctx, planned, started_at),
+        outcome=first.outcome,
+        anomalies=list(first.anomalies),
+        verdict=verdict,
+        latency_ms=round(sum(s.exchange.latency_ms for s in sent), 3),
+        usage=Usage(
+            input_tokens=_total([u.input_tokens for u in usages]),
+            output_tokens=_total([u.output_tokens for u in usages]),
+        ),
+        cost_usd=cost,
+        attempts=sum(s.exchange.attempts for s in sent),
+        schema_changes=list(sent[0].built.schema_changes),
+        notes=list(dict.fromkeys(note for s in sent for note in s.built.notes)),
+        turns=list(turns),
+        raw=raw,
+    )
+
+
+def record_identity(ctx: ObservationContext, planned: Planned, started_at: str) -> dict[str, object]:
+    """The fields every record of an observation starts with: which run, plan slot, target and case."""
+    return {
+        "run_id": ctx.run_id,
+        "seq": planned.seq,
+        "started_at": started_at,
+        "dataset_version": ctx.suite.info.dataset_version,
+        "target": planned.target.ref,
+        "case_id": planned.case.id,
+        "case": case_ref(planned),
+        "repeat": planned.repeat,
+        "mode": planned.mode,
+    }
+
+
+def harness_error_record(
+    ctx: ObservationContext, planned: Planned, started_at: str, exc: BaseException
+) -> Record:
+    """A record for an observation the harness itself failed on (coverage loss; the run goes on)."""
+    outcome = ProviderErrorOutcome(code="harness", message=f"{type(exc).__name__}: {exc}")
+    return Record(
+        **record_identity(ctx, planned, started_at),
+        outcome=outcome,
+        verdict=grade(planned.case, outcome, ctx.suite.tools_for(planned.case)),
+        error=f"{type(exc).__name__}: {exc}",
+    )
+
+
+def single_turn_request(ctx: ObservationContext, planned: Planned) -> TurnRequest:
+    """The request of a ``single_turn`` mode: the case's tools, asked as the mode table says."""
+    mode = MODES[planned.mode]
+    return TurnRequest(
+        tools=ctx.suite.tools_for(planned.case), tool_choice=mode.tool_choice, stream=mode.stream
+    )
+
+
+def probe_request(ctx: ObservationContext, planned: Planned) -> TurnRequest:
+    """The request of a ``probe`` mode: the shape the run's probe plan gives this case."""
+    return ctx.requests[planned.case.id]
+
+
+async def observe_one_turn(ctx: ObservationContext, planned: Planned, request: TurnRequest) -> Record:
+    """Observe one turn asked as ``request``: send, grade, record."""
+    started_at = now_iso()
+    sent = await send_turn(ctx, planned, opening_messages(planned), request)
+    return make_record(ctx, planned, started_at, [sent], grade_turn(ctx, planned, sent, request.tools))
+
+
+async def observe_single_turn(ctx: ObservationContext, planned: Planned) -> Record:
+    """Observer of ``single_turn`` modes (selection, forced, stream)."""
+    return await observe_one_turn(ctx, planned, single_turn_request(ctx, planned))
+
+
+async def observe_probe(ctx: ObservationContext, planned: Planned) -> Record:
+    """Observer of ``probe`` modes (compat)."""
+    return await observe_one_turn(ctx, planned, probe_request(ctx, planned))

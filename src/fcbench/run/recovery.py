@@ -1,0 +1,252 @@
+"""The recovery conversation loop and its observer (mode ``recovery``).
+
+A recovery case is played as a conversation over the target's own tool-result protocol:
+
+1. the messages start as the case's history plus its prompt;
+2. each turn goes through the one observation kernel (:func:`fcbench.run.observe.send_turn`:
+   tool choice ``auto``, not streamed);
+3. every call of the reply is executed on its own: by the scenario's scripted result when an
+   ``inject`` entry names this call (the Nth call of that tool in the conversation), otherwise by
+   the fake tools (:mod:`fcbench.fake_tools`) over a store private to this conversation;
+4. the assistant turn (``turn.assistant``, which carries the dialect's opaque ``provider_state``)
+   and exactly one :class:`~fcbench.contract.ToolResultMessage` per call are appended, and the
+   loop goes on.
+
+Results are matched to calls by id, never by position. A call without an id (Gemini may omit
+them) is answered with the key the adapter put in ``provider_state[<dialect>]["call_keys"]`` when
+there is one, else with no id (the adapter then pairs it with the first unanswered call of that
+name, in call order); its idempotency key uses a synthetic ``turn<T>-call<I>`` id.
+
+The loop stops when the scenario's success rule is met (``repaired_call``), when the model
+answers in text or refuses, when it calls a forbidden tool, after ``max_turns`` model turns, or
+at the first provider error (coverage loss: the record is ``not_scored``). Nothing is graded
+here: :mod:`fcbench.grading.recovery` scores the transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fcbench.adapters.base import ParsedTurn
+from fcbench.contract import (
+    AssistantMessage,
+    Message,
+    ProviderErrorOutcome,
+    ToolCall,
+    ToolCallsOutcome,
+    ToolResultMessage,
+)
+from fcbench.fake_tools import FakeStore, FakeToolbox, is_ok, load_dataset
+from fcbench.grading.recovery import (
+    ClaimMatcher,
+    EndReason,
+    ExecutedCall,
+    Transcript,
+    TurnLog,
+    effective_spec,
+    expect_matcher,
+    recovery_verdict,
+    score_transcript,
+)
+from fcbench.grading.verdict import RecoveryVerdict
+from fcbench.run.observe import (
+    ObservationContext,
+    SentTurn,
+    TurnRequest,
+    grade_turn,
+    make_record,
+    now_iso,
+    opening_messages,
+    send_turn,
+)
+from fcbench.run.plan import Planned
+from fcbench.store.records import Record, RecordedTurn
+from fcbench.suite.loader import Suite
+from fcbench.suite.models import Injection, RecoverySpec
+
+STORE_FILE = "store.json"
+"""A suite folder may hold its own fake-tools data set under this name (else the packaged one is used)."""
+
+
+def suite_dataset(suite: Suite) -> dict[str, Any]:
+    """The data set the fake tools start from: the suite's ``store.json`` if present, else the default."""
+    path = suite.path / STORE_FILE
+    return load_dataset(path if path.is_file() else None)
+
+
+def reports_success(content: Any) -> bool:
+    """Whether a history result reports success: anything but a failure envelope."""
+    return not (isinstance(content, dict) and content.get("ok") is False)
+
+
+class Injector:
+    """Counts calls per tool and hands out the scenario's scripted result for the Nth one."""
+
+    def __init__(self, inject: Sequence[Injection]) -> None:
+        self._scripted = {(item.tool, item.call): item.result for item in inject}
+        self._counts: dict[str, int] = {}
+
+    def take(self, tool: str) -> dict[str, Any] | None:
+        """Count one call of ``tool``; the scripted result for it, or None."""
+        count = self._counts.get(tool, 0) + 1
+        self._counts[tool] = count
+        return self._scripted.get((tool, count))
+
+
+def result_ids(calls: Sequence[ToolCall], assistant: AssistantMessage | None) -> list[str | None]:
+    """The ``call_id`` each call's result carries: its id, else the adapter's key, else None."""
+    keys: list[Any] = []
+    for state in ((assistant.provider_state if assistant else None) or {}).values():
+        stored = state.get("call_keys") if isinstance(state, dict) else None
+        if isinstance(stored, list) and len(stored) == len(calls):
+            keys = stored
+            break
+    return [
+        call.id or (keys[i] if i < len(keys) and isinstance(keys[i], str) else None)
+        for i, call in enumerate(calls)
+    ]
+
+
+@dataclass
+class Conversation:
+    """Everything one recovery conversation produced."""
+
+    transcript: Transcript
+    """What the scorer sees: every turn's outcome and the results sent back."""
+    sent: list[SentTurn] = field(default_factory=list)
+    """Every model turn as sent and received, in order."""
+    log: list[RecordedTurn] = field(default_factory=list)
+    """Per turn: the outcome, anomalies and the tool results sent back (the record's ``turns``)."""
+    messages: list[Message] = field(default_factory=list)
+    """The canonical conversation as it stood at the end."""
+    store: FakeStore | None = None
+    """The fake tools' state at the end."""
+
+
+class _Loop:
+    """State of one conversation while it runs."""
+
+    def __init__(self, ctx: ObservationContext, planned: Planned, spec: RecoverySpec) -> None:
+        self.ctx = ctx
+        self.planned = planned
+        self.spec = spec
+        self.request = TurnRequest(tools=ctx.suite.tools_for(planned.case))
+        self.store = FakeStore.fresh(suite_dataset(ctx.suite))
+        conversation_id = f"{ctx.run_id}/{planned.target.label}/{planned.case.id}/{planned.repeat}"
+        self.toolbox = FakeToolbox(
+            self.request.tools, self.store, conversation_id=conversation_id, validators=ctx.validators
+        )
+        self.injector = Injector(spec.inject)
+        self.matches = expect_matcher(spec.expect_call, self.request.tools, ctx.validators)
+        evidence = [
+            (m.name, m.content)
+            for m in planned.case.history
+            if isinstance(m, ToolResultMessage) and not m.is_error and reports_success(m.content)
+        ]
+        self.result = Conversation(transcript=Transcript(evidence=evidence), store=self.store)
+
+    def execute(self, turn_no: int, turn: ParsedTurn, calls: Sequence[ToolCall]) -> list[ExecutedCall]:
+        """Run every call of one turn (each independently) and return what was sent back."""
+        executed: list[ExecutedCall] = []
+        for index, (call, result_id) in enumerate(zip(calls, result_ids(calls, turn.assistant), strict=True)):
+            scripted = self.injector.take(call.name)
+            if scripted is not None:
+                executed.append(ExecutedCall(call, result_id, scripted, source="inject"))
+                continue
+            run = self.toolbox.execute(call, call_id=result_id or f"turn{turn_no}-call{index}")
+            executed.append(
+                ExecutedCall(call, result_id, run.content, side_effect=run.side_effect, replayed=run.replayed)
+            )
+        return executed
+
+    def stop_reason(self, executed: Sequence[ExecutedCall], turn_no: int) -> EndReason | None:
+        """Why the loop stops after a turn of calls, or None to go on."""
+        if any(c.call.name in self.spec.forbid_tools for c in executed):
+            return "unsafe"
+        if self.spec.success == "repaired_call" and any(c.ok and self.matches(c.call) for c in executed):
+            return "success"
+        return "turn_limit" if turn_no >= self.spec.max_turns else None
+
+    def log_turn(self, turn_no: int, sent: SentTurn, executed: Sequence[ExecutedCall]) -> None:
+        turn = sent.exchange.turn
+        self.result.log.append(
+            RecordedTurn(
+                turn=turn_no,
+                outcome=turn.outcome,
+                anomalies=list(turn.anomalies),
+                finish_reason=turn.finish_reason,
+                results=[c.to_json() for c in executed],
+                latency_ms=round(sent.exchange.latency_ms, 3),
+                attempts=sent.exchange.attempts,
+                usage=turn.usage,
+            )
+        )
+
+    async def run(self) -> Conversation:
+        messages = opening_messages(self.planned)
+        transcript = self.result.transcript
+        for turn_no in range(1, self.spec.max_turns + 1):
+            sent = await send_turn(self.ctx, self.planned, messages, self.request, turn=turn_no)
+            self.result.sent.append(sent)
+            turn = sent.exchange.turn
+            outcome = turn.outcome
+            if not isinstance(outcome, ToolCallsOutcome):
+                self.log_turn(turn_no, sent, [])
+                transcript.turns.append(TurnLog(outcome))
+                transcript.ended = "provider_error" if isinstance(outcome, ProviderErrorOutcome) else "answer"
+                break
+            executed = self.execute(turn_no, turn, outcome.calls)
+            self.log_turn(turn_no, sent, executed)
+            transcript.turns.append(TurnLog(outcome, tuple(executed)))
+            messages.append(
+                turn.assistant or AssistantMessage(content=outcome.text, calls=list(outcome.calls))
+            )
+            messages.extend(
+                ToolResultMessage(
+                    call_id=c.result_id, name=c.call.name, content=c.content, is_error=not is_ok(c.content)
+                )
+                for c in executed
+            )
+            stop = self.stop_reason(executed, turn_no)
+            if stop is not None:
+                transcript.ended = stop
+                break
+        transcript.side_effects = self.store.side_effect_count
+        self.result.messages = messages
+        return self.result
+
+
+async def run_conversation(ctx: ObservationContext, planned: Planned) -> tuple[Conversation, RecoveryVerdict]:
+    """Play one recovery conversation and score it (the scoring is :mod:`fcbench.grading.recovery`'s)."""
+    spec = effective_spec(planned.case)
+    loop = _Loop(ctx, planned, spec)
+    conversation = await loop.run()
+    score = score_transcript(
+        spec,
+        conversation.transcript,
+        matches=loop.matches,
+        offered=[t.name for t in loop.request.tools],
+        claims=ClaimMatcher.of(ctx.suite.claims),
+    )
+    return conversation, score
+
+
+async def observe_recovery(ctx: ObservationContext, planned: Planned) -> Record:
+    """Observer of ``conversation`` modes (recovery): play, score, record.
+
+    * ``outcome``/``anomalies``: the first turn's (or the provider error that cut the conversation);
+    * ``verdict``: the grader's verdict of that outcome, with the conversation's score as
+      ``verdict.recovery`` and ``passed`` set by :func:`fcbench.grading.recovery.recovery_verdict`;
+    * ``turns``: the transcript; ``raw``: ``{"exchanges": [...]}`` one redacted exchange per turn;
+    * ``latency_ms``, ``usage``, ``cost_usd``, ``attempts``: summed over the turns.
+    """
+    started_at = now_iso()
+    conversation, score = await run_conversation(ctx, planned)
+    sent = conversation.sent
+    final = sent[-1]
+    scored = final if isinstance(final.exchange.turn.outcome, ProviderErrorOutcome) else sent[0]
+    turn_verdict = grade_turn(ctx, planned, scored, ctx.suite.tools_for(planned.case))
+    verdict = recovery_verdict(turn_verdict, score)
+    return make_record(ctx, planned, started_at, sent, verdict, scored=scored, turns=conversation.log)

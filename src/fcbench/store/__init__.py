@@ -1,0 +1,2 @@
+"""The run directory: typed records and manifest (:mod:`.records`), raw-exchange blobs
+(:mod:`.blobs`) and merging shard directories (:mod:`.merge`)."""

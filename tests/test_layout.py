@@ -1,0 +1,123 @@
+"""The package layout is the architecture: no import cycles between packages, layers point down.
+
+The graph has one node per top-level package or module of ``fcbench`` (``run``, ``grading``,
+``contract``, ...) and an edge A -> B when any module of A imports anything of B, at module level
+or inside a function alike.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "fcbench"
+
+TOP_LEVEL_MODULES = {
+    "__init__",
+    "__main__",
+    "contract",
+    "errors",
+    "config",
+    "endpoints",
+    "transport",
+    "pricing",
+    "redact",
+}
+"""The vocabulary and the edges: the only modules allowed beside the pipeline's packages."""
+
+LAYERS: list[set[str]] = [
+    {"cli"},
+    {"run", "compat", "report", "bfcl"},
+    {"metrics", "config"},
+    {"store"},
+    {"grading"},
+    {"adapters", "transport", "fake_tools", "suite", "mock"},
+    {"schema", "endpoints", "pricing", "redact"},
+    {"contract", "errors"},
+]
+"""Dependencies point down this list (or stay inside one layer without forming a cycle)."""
+
+
+def node_of(path: Path) -> str:
+    rel = path.relative_to(SRC)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def imported_nodes(path: Path) -> Iterator[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+            if node.module == "fcbench":
+                names = [f"fcbench.{alias.name}" for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "fcbench" and len(parts) > 1:
+                yield parts[1]
+
+
+def import_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in SRC.rglob("*.py"):
+        source = node_of(path)
+        edges = graph.setdefault(source, set())
+        edges.update(target for target in imported_nodes(path) if target != source)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the graph as a path ``[a, b, ..., a]``, or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt) :] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_no_package_level_import_cycle() -> None:
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle between packages: " + " -> ".join(cycle or [])
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_top_level_holds_only_the_vocabulary_and_the_edges() -> None:
+    modules = {p.stem for p in SRC.glob("*.py")}
+    assert modules == TOP_LEVEL_MODULES, sorted(modules ^ TOP_LEVEL_MODULES)
+
+
+@pytest.mark.parametrize("source", sorted(import_graph()))
+def test_dependencies_point_down_the_layers(source: str) -> None:
+    rank = {name: i for i, layer in enumerate(LAYERS) for name in layer}
+    if source.startswith("__"):
+        return
+    assert source in rank, f"{source} is in no layer of the architecture"
+    upward = sorted(t for t in import_graph()[source] if rank.get(t, len(LAYERS)) < rank[source])
+    assert not upward, f"{source} imports {upward}, which sit above it"
