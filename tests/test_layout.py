@@ -121,3 +121,76 @@ def test_dependencies_point_down_the_layers(source: str) -> None:
     assert source in rank, f"{source} is in no layer of the architecture"
     upward = sorted(t for t in import_graph()[source] if rank.get(t, len(LAYERS)) < rank[source])
     assert not upward, f"{source} imports {upward}, which sit above it"
+
+
+TESTS = Path(__file__).resolve().parent
+NOT_TEST_FOLDERS = {"support", "fixtures", "__pycache__"}
+"""Folders under ``tests/`` that hold helpers or data, not tests of one package (with all below them)."""
+
+
+def stray_test_folders(tests: Path, src: Path) -> list[str]:
+    """Folders under ``tests`` (relative, POSIX) that name no package or top-level module of ``src``.
+
+    ``tests/run`` names the package ``src/run/``, ``tests/mock/sim`` the package ``src/mock/sim/``,
+    ``tests/transport`` the top-level module ``src/transport.py``. ``support``, every ``fixtures``
+    and ``__pycache__`` folder, hidden folders (tool caches) and everything below them are skipped.
+    """
+    stray = []
+    for folder in sorted(p for p in tests.rglob("*") if p.is_dir()):
+        parts = folder.relative_to(tests).parts
+        if any(part in NOT_TEST_FOLDERS or part.startswith(".") for part in parts):
+            continue
+        package = src.joinpath(*parts)
+        is_package = (package / "__init__.py").is_file()
+        is_module = len(parts) == 1 and package.with_suffix(".py").is_file()
+        if not (is_package or is_module):
+            stray.append("/".join(parts))
+    return stray
+
+
+def test_every_test_folder_names_a_package_or_top_level_module() -> None:
+    stray = stray_test_folders(TESTS, SRC)
+    assert not stray, "test folders naming no package or top-level module of src/fcbench: " + ", ".join(
+        f"tests/{name}" for name in stray
+    )
+
+
+def test_stray_folder_finder_names_each_stray_folder(tmp_path: Path) -> None:
+    src, tests = tmp_path / "src", tmp_path / "tests"
+    for package in ("run", "store", "mock", "mock/sim"):
+        (src / package).mkdir(parents=True)
+        (src / package / "__init__.py").touch()
+    (src / "transport.py").touch()
+    (src / "mock" / "faults.py").touch()
+    (src / "grading").mkdir()  # a folder without __init__.py is no package
+    for folder in (
+        "run",
+        "run/__pycache__",
+        "store/fixtures/run-record-v1",
+        "mock/sim",
+        "transport",
+        "support/corpus",
+        "fixtures/wire",
+        ".hypothesis",
+        "runner",
+        "recovery/extra",
+        "mock/faults",
+        "mock/sim/deeper",
+        "grading",
+    ):
+        (tests / folder).mkdir(parents=True)
+    assert stray_test_folders(tests, src) == [
+        "grading",
+        "mock/faults",
+        "mock/sim/deeper",
+        "recovery",
+        "recovery/extra",
+        "runner",
+    ]
+
+
+def test_support_holds_helpers_not_tests() -> None:
+    support = TESTS / "support"
+    found = [p for p in support.rglob("*.py") if p.name.startswith("test_") or p.name == "conftest.py"]
+    names = sorted(p.relative_to(TESTS).as_posix() for p in found)
+    assert not names, f"test modules or a conftest in tests/support (move them to a test folder): {names}"

@@ -68,6 +68,17 @@ class ModelEntry(BaseModel):
     model: str
 
 
+class NamedTarget(BaseModel):
+    """A target with a name of the user's, so runs compare by role (``prod``) across model upgrades."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    """The role of this target (``prod``, ``candidate``); ``fcbench compare`` pairs targets by it."""
+    target: str = Field(min_length=1)
+    """``ENDPOINT:MODEL``."""
+
+
 class Price(BaseModel):
     """USD per million tokens."""
 
@@ -75,6 +86,31 @@ class Price(BaseModel):
 
     input: float = Field(ge=0)
     output: float = Field(ge=0)
+
+
+class Gate(BaseModel):
+    """Thresholds a run must meet, per target and mode, or ``fcbench run`` exits 1 (fractions 0..1)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    min_coverage: float = Field(default=0.9, ge=0, le=1, alias="minCoverage")
+    """Scorable / planned observations; below it the run measured too little to be trusted (0 disables)."""
+    min_pass_rate: float | None = Field(default=None, ge=0, le=1, alias="minPassRate")
+    """Pass rate every target must reach."""
+    min_pass_rate_by_category: dict[str, float] = Field(default_factory=dict, alias="minPassRateByCategory")
+    """Category -> pass rate its cases must reach (e.g. ``normal: 0.9``)."""
+    min_pass_rate_by_tag: dict[str, float] = Field(default_factory=dict, alias="minPassRateByTag")
+    """Tag -> pass rate its cases must reach."""
+    fail_fast: int | None = Field(default=None, ge=1, alias="failFast")
+    """Stop a target after this many consecutive identical auth, not_found or schema_rejected errors."""
+
+    @field_validator("min_pass_rate_by_category", "min_pass_rate_by_tag")
+    @classmethod
+    def _fractions(cls, value: dict[str, float]) -> dict[str, float]:
+        for key, rate in value.items():
+            if not 0 <= rate <= 1:
+                raise ValueError(f"{key}: {rate} is not a fraction between 0 and 1")
+        return value
 
 
 class RunConfig(BaseModel):
@@ -85,7 +121,8 @@ class RunConfig(BaseModel):
     suite: str = "core"
     dataset_version: str | None = Field(default=None, alias="datasetVersion")
     """When set, the suite's dataset_version must match (a guard against running the wrong data)."""
-    targets: list[str] = Field(default_factory=list)
+    targets: list[str | NamedTarget] = Field(default_factory=list)
+    """``ENDPOINT:MODEL`` strings, or ``{name, target}`` objects naming a target's role."""
     models: list[ModelEntry] = Field(default_factory=list)
     endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)
     repeats: int = Field(default=3, ge=1, le=1000)
@@ -105,11 +142,22 @@ class RunConfig(BaseModel):
     """Recovery mode: model turns per conversation before ``turn_limit``."""
     prices: dict[str, Price] = Field(default_factory=dict)
     """Model id -> price per million tokens; overrides the built-in table."""
+    exclude_tags: list[str] = Field(default_factory=list)
+    """Leave out cases carrying any of these tags."""
+    sample: int | None = Field(default=None, ge=1)
+    """Run a stratified sample of this many cases (per category, in proportion; chosen by ``seed``)."""
+    gate: Gate = Field(default_factory=lambda: Gate())
+    """What makes ``fcbench run`` exit 1 (coverage, pass rates); never part of what is measured."""
 
     def target_specs(self) -> list[str]:
         """``ENDPOINT:MODEL`` strings from ``targets`` and ``models``, defaulting to the simulated models."""
-        specs = list(self.targets) + [target_label(m.provider, m.model) for m in self.models]
+        specs = [t if isinstance(t, str) else t.target for t in self.targets]
+        specs += [target_label(m.provider, m.model) for m in self.models]
         return specs or list(DEFAULT_TARGETS)
+
+    def target_names(self) -> dict[str, str]:
+        """``ENDPOINT:MODEL`` -> the name the config gives it (only for named targets)."""
+        return {t.target: t.name for t in self.targets if isinstance(t, NamedTarget)}
 
     def user_endpoints(self) -> dict[str, Endpoint]:
         """The config's endpoints as :class:`Endpoint` objects."""
@@ -118,7 +166,7 @@ class RunConfig(BaseModel):
     def hash(self) -> str:
         """Stable hash of the settings that change what is measured (not of concurrency or output)."""
         measured = self.model_dump(
-            mode="json", exclude={"concurrency", "timeout_ms", "max_retries", "retry_budget"}
+            mode="json", exclude={"concurrency", "timeout_ms", "max_retries", "retry_budget", "gate"}
         )
         text = json.dumps(measured, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -128,9 +176,14 @@ def _key_path(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc) or "(root)"
 
 
-def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> RunConfig:
-    """Load ``path`` (YAML or JSON; None means defaults) and apply non-None ``overrides``."""
-    data: dict[str, Any] = {}
+def load_config(
+    path: Path | None, overrides: dict[str, Any] | None = None, *, base: dict[str, Any] | None = None
+) -> RunConfig:
+    """Load ``path`` (YAML or JSON; None means ``base``, else defaults) and apply non-None ``overrides``.
+
+    An override key ``section.key`` sets one key of a nested section (``gate.min_coverage``).
+    """
+    data: dict[str, Any] = dict(base or {})
     where = str(path) if path else "command line"
     if path is not None:
         try:
@@ -163,8 +216,13 @@ def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> R
             raise ConfigError("config must be a mapping of keys to values", path=str(path))
         data = loaded
     for key, value in (overrides or {}).items():
-        if value is not None and value != []:
-            data[key] = value
+        if value is not None and value != [] and value != {}:
+            section, dot, name = key.partition(".")
+            if dot:  # "gate.min_coverage": one key of a nested section, the rest kept
+                nested = data.get(section)
+                data[section] = {**(nested if isinstance(nested, dict) else {}), name: value}
+            else:
+                data[key] = value
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:

@@ -3,30 +3,98 @@
 A small built-in table (USD per million tokens, list prices, check them before relying on them)
 that a config's ``prices`` overrides. Unknown price -> ``cost_usd: null``; a local or simulated
 endpoint costs 0.
+
+How a model id finds its price (:meth:`PriceTable.match` names the table key used):
+
+1. **Exact id.** The id as written, looked up in the config's ``prices`` first, then in the
+   built-in table.
+2. **Leading ``models/`` stripped.** Gemini's ``models/gemini-2.5-flash`` is looked up as
+   ``gemini-2.5-flash`` (exactly, then by rule 3).
+3. **Table key + version suffix.** Otherwise the longest table key (config keys and built-in
+   keys alike; a config key replaces the built-in key of the same name) such that the id is
+   that key followed by exactly one version suffix:
+
+   - a date: ``-YYYY-MM-DD`` (``gpt-4o-2024-08-06``) or ``-YYYYMMDD``
+     (``claude-sonnet-4-20250514``);
+   - a three-digit version: ``-NNN`` (``gemini-2.5-flash-001``);
+   - ``-preview``, optionally followed by numeric parts (``gemini-2.5-pro-preview-05-06``);
+   - ``-latest`` (``claude-3-5-haiku-latest``);
+   - ``@`` and a version, as on Vertex AI (``claude-sonnet-4@20250514``).
+
+   Anything else after the key is another model, not a version of it, so it has no price:
+   ``gpt-4o-mini-2024-07-18`` is priced as ``gpt-4o-mini`` (never as ``gpt-4o``);
+   ``gpt-4.1-nano`` is not ``gpt-4.1``; ``claude-sonnet-4-5`` is neither ``claude-sonnet-4``
+   nor ``claude-sonnet-4-0``; ``gemini-2.5-flash-lite`` is not ``gemini-2.5-flash``.
+4. **No match.** No price: ``cost_usd`` is null (the report says "no price for X").
+
+Matching is case-sensitive. To price an id the rules miss, or to correct a price, add it to
+``prices`` in the config: an exact config entry beats every prefix match.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 
-BUILTIN_PRICES: Mapping[str, tuple[float, float]] = {
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "claude-sonnet-4-0": (3.00, 15.00),
-    "claude-3-5-haiku-latest": (0.80, 4.00),
-    "gemini-2.5-flash": (0.30, 2.50),
-    "gemini-2.5-pro": (1.25, 10.00),
-}
-"""Model id -> (input, output) USD per million tokens."""
+BUILTIN_PRICES: Mapping[str, tuple[float, float]] = MappingProxyType(
+    {
+        "gpt-4o": (2.50, 10.00),
+        "gpt-4o-mini": (0.15, 0.60),
+        "gpt-4.1": (2.00, 8.00),
+        "gpt-4.1-mini": (0.40, 1.60),
+        "claude-sonnet-4": (3.00, 15.00),
+        "claude-sonnet-4-0": (3.00, 15.00),
+        "claude-3-5-haiku": (0.80, 4.00),
+        "claude-3-5-haiku-latest": (0.80, 4.00),
+        "gemini-2.5-flash": (0.30, 2.50),
+        "gemini-2.5-pro": (1.25, 10.00),
+    }
+)
+"""Model id -> (input, output) USD per million tokens (read-only)."""
+
+_MODELS_PREFIX = "models/"
+
+_VERSION_SUFFIX = re.compile(
+    r"""
+    (?:
+        -\d{4}-\d{2}-\d{2}        # -YYYY-MM-DD
+      | -\d{8}                    # -YYYYMMDD
+      | -\d{3}                    # -NNN
+      | -preview(?:-\d+)*         # -preview, -preview-05-06, -preview-2025-02-27
+      | -latest                   # -latest
+      | @[A-Za-z0-9][A-Za-z0-9._-]*  # @20250514, @001
+    )
+    """,
+    re.VERBOSE,
+)
+"""What may follow a table key in a pinned id of that same model (matched in full)."""
 
 
 class PriceTable:
-    """Looks up a model's price: config overrides first, then the built-in table."""
+    """Looks up a model's price: config overrides first, then the built-in table (rules: module doc)."""
 
     def __init__(self, overrides: Mapping[str, tuple[float, float]] | None = None) -> None:
-        self._prices = {**BUILTIN_PRICES, **(overrides or {})}
+        self._prices: dict[str, tuple[float, float]] = {**BUILTIN_PRICES, **(overrides or {})}
+        # Longest first, so the first key that fits is the longest one.
+        self._by_length: tuple[str, ...] = tuple(sorted(self._prices, key=lambda k: (-len(k), k)))
+
+    def match(self, model: str) -> str | None:
+        """The table key that prices ``model`` ("priced as gpt-4o"), or None when nothing does."""
+        names = list(_names(model))
+        for name in names:
+            if name in self._prices:  # a config price replaced the built-in one of the same id
+                return name
+        for key in self._by_length:
+            for name in names:
+                if name.startswith(key) and _VERSION_SUFFIX.fullmatch(name, len(key)):
+                    return key
+        return None
+
+    def price(self, model: str) -> tuple[float, float] | None:
+        """(input, output) USD per million tokens for ``model``, or None when it has no price."""
+        key = self.match(model)
+        return None if key is None else self._prices[key]
 
     def cost(
         self, model: str, input_tokens: int | None, output_tokens: int | None, *, local: bool
@@ -34,7 +102,14 @@ class PriceTable:
         """Cost of one request in USD, 0 for local endpoints, None when the price or usage is unknown."""
         if local:
             return 0.0
-        price = self._prices.get(model)
+        price = self.price(model)
         if price is None or input_tokens is None or output_tokens is None:
             return None
         return (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
+
+
+def _names(model: str) -> Iterator[str]:
+    """The id as written, then without a leading ``models/``."""
+    yield model
+    if model.startswith(_MODELS_PREFIX) and len(model) > len(_MODELS_PREFIX):
+        yield model[len(_MODELS_PREFIX) :]

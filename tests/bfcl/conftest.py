@@ -1,8 +1,5 @@
-"""Fixtures for the BFCL import and the ``bfcl`` grading profile.
+"""Fixtures for the BFCL import tests (``bfcl_dir`` and ``imported`` are in the root conftest).
 
-- ``bfcl_dir``: the sample BFCL data in ``tests/fixtures/bfcl`` (question files, ``possible_answer/``).
-- ``imported`` (session): ``imported(category) -> (suite_dir, report)``, each sample category imported
-  once per session into a temporary folder.
 - ``write_jsonl``: writes rows as a JSON Lines file and returns its path.
 """
 
@@ -14,33 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from fcbench.bfcl.convert import ImportReport, import_bfcl
-
-BFCL_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "bfcl"
-
-
-@pytest.fixture(scope="session")
-def bfcl_dir() -> Path:
-    """The folder holding the sample BFCL files."""
-    return BFCL_DIR
-
-
-@pytest.fixture(scope="session")
-def imported(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Callable[[str], tuple[Path, ImportReport]]:
-    """Import a sample category once per session; returns its suite folder and report."""
-    done: dict[str, tuple[Path, ImportReport]] = {}
-
-    def get(category: str) -> tuple[Path, ImportReport]:
-        if category not in done:
-            out = tmp_path_factory.mktemp(f"bfcl-{category}") / "suite"
-            report = import_bfcl(BFCL_DIR / f"BFCL_v4_{category}.json", out)
-            done[category] = (out, report)
-        return done[category]
-
-    return get
 
 
 @pytest.fixture

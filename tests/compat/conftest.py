@@ -1,12 +1,8 @@
-"""Fixtures for the compat tests: run probes against the session's mock provider.
-
-Also makes ``compat_helpers.py`` importable by the test modules of this folder.
-"""
+"""Fixtures for the compat tests: run probes against the session's mock provider."""
 
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -16,10 +12,6 @@ from fcbench.compat import CompatReport, ProbeRequest, prepare_compat, report_fr
 from fcbench.config import RunConfig
 from fcbench.run import execute
 from fcbench.run.plan import Planned, Target
-
-_HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:
-    sys.path.insert(0, _HERE)
 
 RunCompat = Callable[..., tuple[CompatReport, Path]]
 

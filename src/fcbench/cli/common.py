@@ -1,4 +1,4 @@
-"""What several verbs share: the progress bar and the embedded mock provider."""
+"""What several verbs share: progress (a bar or plain lines) and the embedded mock provider."""
 
 from __future__ import annotations
 
@@ -45,6 +45,47 @@ class RichProgress(ProgressSink):
 
     def stop(self) -> None:
         self._progress.stop()
+
+
+class LineProgress(ProgressSink):
+    """Progress as plain lines, for logs and CI (when stderr is not a terminal): one line about
+    every ``step`` observations and one at the end, with counts, provider errors and the first
+    error message of each code as it appears."""
+
+    def __init__(self, console: Console, lines: int = 20) -> None:
+        self._console = console
+        self._lines = lines
+        self._total = self._done = self._errors = 0
+        self._step = 1
+        self._seen_codes: set[str] = set()
+
+    def _say(self, text: str) -> None:
+        self._console.print(text, highlight=False, markup=False, soft_wrap=True)
+
+    def start(self, totals: dict[str, int], done: dict[str, int]) -> None:
+        self._total = sum(totals.values())
+        self._done = sum(done.values())
+        self._step = max(1, (self._total - self._done) // self._lines)
+        self._say(f"progress: {self._done}/{self._total} observations over {len(totals)} targets")
+
+    def advance(self, label: str, record: Record) -> None:
+        self._done += 1
+        outcome = record.outcome
+        if outcome.kind == "provider_error":
+            self._errors += 1
+            if outcome.code not in self._seen_codes:
+                self._seen_codes.add(outcome.code)
+                self._say(f"provider error {label}: {outcome.code}: {outcome.message[:200]}")
+        if self._done % self._step == 0:
+            self._say(f"progress: {self._done}/{self._total} observations, {self._errors} provider errors")
+
+    def stop(self) -> None:
+        self._say(f"progress: done, {self._done}/{self._total} observations, {self._errors} provider errors")
+
+
+def progress_sink(console: Console) -> ProgressSink:
+    """A progress bar on a terminal, progress lines otherwise (piped output, CI logs)."""
+    return RichProgress(console) if console.is_terminal else LineProgress(console)
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from fcbench.cli.common import RichProgress, embedded_mock
+from fcbench.cli.common import embedded_mock, progress_sink
 from fcbench.compat.classify import classify
 from fcbench.compat.probes import StrictChoice, prepare_compat
 from fcbench.compat.render import FORMATS, render, render_json
@@ -66,7 +66,7 @@ def compat_command(
     cfg = load_config(config, {"targets": target, "repeats": repeats, "concurrency": concurrency})
     spec, plan = prepare_compat(cfg, out_root=out, probes=probe, strict=strict_choice)
     err = Console(stderr=True)
-    sink = RichProgress(err) if progress else None
+    sink = progress_sink(err) if progress else None
     needs_mock = any(t.endpoint.is_mock for t in spec.targets)
     with embedded_mock(needs_mock, mock_latency_ms, mock_faults) as mock_url:
         run = asyncio.run(execute(spec, mock_url=mock_url, progress=sink))

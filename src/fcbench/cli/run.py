@@ -9,10 +9,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from fcbench.cli.common import RichProgress, embedded_mock
-from fcbench.config import RunConfig, load_config
+from fcbench.cli.common import embedded_mock, progress_sink
+from fcbench.config import load_config
+from fcbench.errors import ConfigError
+from fcbench.report.gate import check_gate
 from fcbench.report.terminal import print_summary
-from fcbench.run import RunResult, execute, prepare, stored_config
+from fcbench.run import PlanEstimate, RunResult, estimate, execute, prepare, stored_config
 from fcbench.run.plan import Shard
 
 
@@ -42,9 +44,48 @@ def run_command(
     mock_faults: Annotated[
         str | None, typer.Option(help="Fault spec for the embedded mock provider.")
     ] = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    progress: Annotated[
+        bool, typer.Option(help="Show progress (a bar on a terminal, lines otherwise).")
+    ] = True,
+    exclude_tag: Annotated[
+        list[str] | None, typer.Option(help="Leave out cases with this tag (repeatable).")
+    ] = None,
+    sample: Annotated[
+        int | None, typer.Option(help="Run a stratified sample of N cases (per category, chosen by --seed).")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option(help="Print the plan, request count and cost estimate; send nothing.")
+    ] = False,
+    min_coverage: Annotated[
+        float | None,
+        typer.Option(help="Exit 1 when scorable/planned of a target is below this (0 disables)."),
+    ] = None,
+    min_pass_rate: Annotated[
+        float | None, typer.Option(help="Exit 1 when a target's pass rate is below this (0..1).")
+    ] = None,
+    min_category_pass_rate: Annotated[
+        list[str] | None,
+        typer.Option(help="CATEGORY=RATE: exit 1 when that category's pass rate is below RATE (repeatable)."),
+    ] = None,
+    min_tag_pass_rate: Annotated[
+        list[str] | None,
+        typer.Option(help="TAG=RATE: exit 1 when that tag's pass rate is below RATE (repeatable)."),
+    ] = None,
+    fail_fast: Annotated[
+        int | None,
+        typer.Option(
+            help="Stop a target after N consecutive identical auth/not_found/schema_rejected errors."
+        ),
+    ] = None,
 ) -> None:
-    """Run a suite against targets (default: the built-in suite on the simulated models, no keys)."""
+    """Run a suite against targets (default: the built-in suite on the simulated models, no keys).
+
+    Exits 1 when the run fails its gate: coverage below --min-coverage (default 0.9), a pass-rate
+    threshold missed, a target stopped by --fail-fast, or nothing scored at all.
+
+    Examples: fcbench run; fcbench run -t openai:gpt-4o-2024-08-06 --min-category-pass-rate normal=0.9;
+    fcbench run --dry-run --sample 20
+    """
     overrides = {
         "suite": suite,
         "targets": target,
@@ -55,28 +96,86 @@ def run_command(
         "cases": case,
         "modes": mode,
         "seed": seed,
+        "exclude_tags": exclude_tag,
+        "sample": sample,
+        "gate.min_coverage": min_coverage,
+        "gate.min_pass_rate": min_pass_rate,
+        "gate.min_pass_rate_by_category": rate_pairs(min_category_pass_rate, "--min-category-pass-rate"),
+        "gate.min_pass_rate_by_tag": rate_pairs(min_tag_pass_rate, "--min-tag-pass-rate"),
+        "gate.fail_fast": fail_fast,
     }
-    if resume is not None and config is None:
-        stored = stored_config(resume).model_dump(by_alias=False)
-        cfg = RunConfig.model_validate(
-            {**stored, **{k: v for k, v in overrides.items() if v not in (None, [])}}
-        )
-    else:
-        cfg = load_config(config, overrides)
-    spec = prepare(cfg, out_root=out, resume_dir=resume, shard=Shard.parse(shard) if shard else None)
+    base = stored_config(resume).model_dump(by_alias=False) if resume is not None and config is None else None
+    cfg = load_config(config, overrides, base=base)
+    shard_spec = Shard.parse(shard) if shard else None
+    if dry_run:
+        plan = prepare(cfg, out_root=out, resume_dir=resume, shard=shard_spec, check_keys=False)
+        print_estimate(Console(), estimate(plan))
+        return
+    spec = prepare(cfg, out_root=out, resume_dir=resume, shard=shard_spec)
     console = Console(stderr=True)
-    sink = RichProgress(console) if progress else None
+    sink = progress_sink(console) if progress else None
     needs_mock = any(t.endpoint.is_mock for t in spec.targets)
     with embedded_mock(needs_mock, mock_latency_ms, mock_faults) as mock_url:
         result: RunResult = asyncio.run(execute(spec, mock_url=mock_url, progress=sink))
     out_console = Console()
-    print_summary(out_console, result.run_dir)
+    metrics = print_summary(out_console, result.run_dir)
     out_console.print(
         f"run {result.manifest.run_id}: {result.recorded} recorded now, {result.skipped} already recorded, "
         f"{result.planned} planned, {result.retries} retries -> {result.run_dir}",
         highlight=False,
         soft_wrap=True,
     )
+    failures = check_gate(metrics, cfg.gate, result.stopped)
+    for failure in failures:
+        out_console.print(f"gate failed: {failure}", highlight=False, markup=False, soft_wrap=True)
+    if failures:
+        out_console.print(
+            f"resume with: fcbench run --resume {result.run_dir}" if result.stopped else "", highlight=False
+        )
+        raise typer.Exit(1)
+
+
+def rate_pairs(pairs: list[str] | None, flag: str) -> dict[str, float] | None:
+    """``["normal=0.9", ...]`` -> ``{"normal": 0.9}``; a malformed pair is a config error naming ``flag``."""
+    if not pairs:
+        return None
+    parsed: dict[str, float] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        try:
+            parsed[key.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not key.strip():
+            raise ConfigError(f"{pair!r} is not of the form NAME=RATE (RATE between 0 and 1)", key=flag)
+    return parsed
+
+
+def print_estimate(console: Console, plan: PlanEstimate) -> None:
+    """The dry run's report: observations per target and mode, requests, tokens and cost."""
+    for label, by_mode in plan.planned_by.items():
+        modes = ", ".join(f"{mode} {count}" for mode, count in by_mode.items())
+        console.print(
+            f"{label}: {sum(by_mode.values())} observations ({modes})", highlight=False, markup=False
+        )
+    total = sum(sum(m.values()) for m in plan.planned_by.values())
+    requests = (
+        f"{plan.requests_min}"
+        if plan.requests_min == plan.requests_max
+        else f"{plan.requests_min}-{plan.requests_max}"
+    )
+    console.print(
+        f"plan: {total} observations of {plan.cases} cases, {requests} requests, "
+        f"about {plan.input_tokens} input tokens",
+        highlight=False,
+    )
+    if plan.cost_usd is None:
+        console.print(f"cost: unknown (no price for {', '.join(plan.unpriced)})", highlight=False)
+    else:
+        console.print(
+            f"cost: at most ${plan.cost_usd:.4f} (every request using max_tokens of output)", highlight=False
+        )
+    console.print("dry run: nothing was sent", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -17,6 +17,10 @@ from fcbench.store.records import Manifest, label_of
 MAX_REASONS_PER_CASE = 12
 
 
+MAX_EXAMPLE_CHARS = 300
+"""Provider error messages kept as examples are cut to this length (they are redacted already)."""
+
+
 class RunAccumulator:
     """Streaming aggregation of record dicts, grouped by target label and mode."""
 
@@ -72,6 +76,9 @@ class RunAccumulator:
             else:
                 code = "ungraded" if verdict is None and not rec.get("error") else "harness"
             group.provider_errors[code] = group.provider_errors.get(code, 0) + 1
+            if code not in group.error_examples:
+                message = outcome.get("message") if not accepted else rec.get("error")
+                group.error_examples[code] = str(message or "(no message)")[:MAX_EXAMPLE_CHARS]
             case.errors += 1
             if case.error_repeats is None:
                 case.error_repeats = {}
@@ -101,7 +108,8 @@ class RunAccumulator:
                 planned = max(manifest.planned_by.get(label, {}).get(mode, 0), group.observed)
             else:
                 planned = max(round(per_group_planned) if known else 0, group.observed)
-            out.append(group.metrics(label, mode, planned))
+            named = str(targets.get(label, {}).get("name") or label)
+            out.append(group.metrics(label, mode, planned).model_copy(update={"name": named}))
             cases += [c.summary(label, mode, cid) for cid, c in sorted(group.cases.items())]
             group.cases.clear()
         info = RunInfo(

@@ -80,6 +80,8 @@ class TargetMetrics(BaseModel):
 
     target: str
     """``endpoint:model``."""
+    name: str = ""
+    """The config's name for this target (``prod``), else its label; ``fcbench compare`` pairs by it."""
     endpoint: str
     """Endpoint name (built-in or from the config's ``endpoints``)."""
     dialect: str
@@ -99,6 +101,8 @@ class TargetMetrics(BaseModel):
     """Observations the provider accepted (not a provider error) out of ``observed``."""
     provider_errors: dict[str, int]
     """Unscorable observations by error code (coverage loss, never model failures)."""
+    provider_error_examples: dict[str, str] = Field(default_factory=dict)
+    """Error code -> one example message of it (as recorded, so already redacted), cut to 300 characters."""
     selection_accuracy: Rate
     """Right decisions (``correct_call``, ``correct_abstention``, ``correct_clarification``) out of
     scorable observations whose case expects a tool, tools, text or a clarification."""

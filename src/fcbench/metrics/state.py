@@ -79,6 +79,8 @@ class GroupState:
     observed: int = 0
     accepted: int = 0
     provider_errors: dict[str, int] = field(default_factory=dict)
+    error_examples: dict[str, str] = field(default_factory=dict)
+    """Error code -> the first message seen with it."""
     schema: list[int] = field(default_factory=lambda: [0, 0])
     semantic: list[int] = field(default_factory=lambda: [0, 0])
     recovery: list[int] = field(default_factory=lambda: [0, 0])
@@ -161,6 +163,7 @@ def _target_metrics(label: str, mode: str, planned: int, g: GroupState) -> Targe
         scorable=scorable,
         accepted=Rate(n=g.accepted, d=g.observed),
         provider_errors=dict(sorted(g.provider_errors.items())),
+        provider_error_examples={c: m for c, m in sorted(g.error_examples.items()) if c in g.provider_errors},
         selection_accuracy=Rate(n=sel[0], d=sel[1]),
         schema_valid=Rate(n=g.schema[0], d=g.schema[1]),
         semantic_exact=Rate(n=g.semantic[0], d=g.semantic[1]),

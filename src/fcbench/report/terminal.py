@@ -7,15 +7,16 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from fcbench.metrics import Rate, compute_metrics
+from fcbench.metrics import Rate, RunMetrics, compute_metrics
 
 
 def _cell(rate: Rate) -> str:
     return f"{100 * rate.n / rate.d:.0f}% ({rate.n}/{rate.d})" if rate.d else "-"
 
 
-def print_summary(console: Console, run_dir: Path) -> None:
-    """Print one row per target and mode: coverage, decisions, schema validity, semantics, pass rate."""
+def print_summary(console: Console, run_dir: Path) -> RunMetrics:
+    """Print one row per target and mode (observed, provider errors, decisions, schema validity,
+    semantics, pass rate), then each provider error code with an example; return the metrics."""
     metrics = compute_metrics(run_dir)
     table = Table(title=f"fcbench run {run_dir.name}")
     for column in (
@@ -43,3 +44,19 @@ def print_summary(console: Console, run_dir: Path) -> None:
             _cell(t.pass_rate),
         )
     console.print(table)
+    print_provider_errors(console, metrics)
+    return metrics
+
+
+def print_provider_errors(console: Console, metrics: RunMetrics) -> None:
+    """Per target and mode with provider errors: the count of each code and one example message."""
+    for t in sorted(metrics.targets, key=lambda t: (t.target, t.mode)):
+        for code, count in t.provider_errors.items():
+            example = t.provider_error_examples.get(code, "")
+            console.print(
+                f"provider errors {t.target} [{t.mode}]: {code} x{count}"
+                + (f": {example}" if example else ""),
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )

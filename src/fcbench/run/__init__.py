@@ -24,14 +24,16 @@ from typing import Any
 
 from fcbench import __version__
 from fcbench.config import RunConfig
+from fcbench.contract import MODES
 from fcbench.endpoints import Endpoint, all_endpoints, parse_target
 from fcbench.errors import ConfigError, RunStateError
+from fcbench.grading.recovery import effective_spec
 from fcbench.pricing import PriceTable
 from fcbench.redact import Redactor
 from fcbench.run.modes import observe
 from fcbench.run.observe import ObservationContext, RequestHeaders, TurnRequest, now_iso
 from fcbench.run.plan import Planned, Shard, Target, build_plan, execution_order, planned_by, select_cases
-from fcbench.run.pool import ProgressSink, run_plan
+from fcbench.run.pool import FailFast, ProgressSink, run_plan
 from fcbench.schema.validate import ValidatorCache
 from fcbench.store.records import (
     RECORDS_FILE,
@@ -65,6 +67,8 @@ class RunResult:
     """Observations found already recorded (resume)."""
     retries: int = 0
     """Retries the transport spent."""
+    stopped: dict[str, str] = field(default_factory=dict)
+    """Target label -> why ``fail_fast`` stopped it (its remaining observations were not made)."""
 
 
 @dataclass
@@ -126,11 +130,13 @@ def prepare(
     suite: Suite | None = None,
     requests: Mapping[str, TurnRequest] | None = None,
     filters: dict[str, Any] | None = None,
+    check_keys: bool = True,
 ) -> RunSpec:
     """Load the suite (unless given), resolve targets and keys (before any request), choose the run directory.
 
     ``suite``, ``requests`` and ``filters`` are for runs whose cases are not a suite on disk
-    (compat probes: one request shape per case id).
+    (compat probes: one request shape per case id). ``check_keys=False`` skips the API keys (a
+    dry run sends nothing).
     """
     suite = suite if suite is not None else load_suite(config.suite)
     if config.dataset_version and config.dataset_version != suite.info.dataset_version:
@@ -140,7 +146,7 @@ def prepare(
             key="datasetVersion",
         )
     pairs = resolve_targets(config)
-    api_keys = {endpoint.name: endpoint.api_key() for endpoint, _ in pairs}
+    api_keys = {endpoint.name: endpoint.api_key() for endpoint, _ in pairs} if check_keys else {}
     targets = [Target(endpoint=e, model=m) for e, m in pairs]
     shapes = dict(requests or {})
     if resume_dir is not None:
@@ -153,8 +159,75 @@ def prepare(
     )
 
 
+@dataclass(frozen=True)
+class PlanEstimate:
+    """What a run would send, computed without sending anything (``fcbench run --dry-run``)."""
+
+    planned_by: dict[str, dict[str, int]]
+    """Planned observations per target label and mode."""
+    cases: int
+    """Cases selected (after filters and sampling)."""
+    requests_min: int
+    """Requests if every recovery conversation ends after one turn (retries not counted)."""
+    requests_max: int
+    """Requests if every recovery conversation runs to its turn limit (retries not counted)."""
+    input_tokens: int
+    """Estimated input tokens over ``requests_min`` requests (about 4 characters per token)."""
+    cost_usd: float | None
+    """Upper bound on cost: ``requests_max`` requests each using ``max_tokens`` output tokens;
+    None when a target has no price."""
+    unpriced: list[str]
+    """Models of paid endpoints without a price (their cost is unknown)."""
+
+
+def _request_chars(spec: RunSpec, planned: Planned) -> int:
+    case = planned.case
+    tools = spec.suite.tools_for(case)
+    history = json.dumps([m.model_dump(mode="json") for m in case.history], ensure_ascii=False)
+    offered = json.dumps([t.model_dump(mode="json") for t in tools], ensure_ascii=False)
+    return len(spec.suite.system) + len(offered) + len(history) + len(case.prompt)
+
+
+def estimate(spec: RunSpec) -> PlanEstimate:
+    """The plan of ``spec`` and what it would cost, without any request."""
+    plan = _plan(spec)
+    config = spec.config
+    prices = PriceTable({m: (p.input, p.output) for m, p in config.prices.items()})
+    low = high = tokens = 0
+    cost: float | None = 0.0
+    unpriced: set[str] = set()
+    for planned in plan:
+        turns = effective_spec(planned.case).max_turns if MODES[planned.mode].multi_turn else 1
+        chars = _request_chars(spec, planned)
+        low, high, tokens = low + 1, high + turns, tokens + -(-chars // 4)
+        target = planned.target
+        one = prices.cost(target.model, -(-chars // 4), config.max_tokens, local=target.endpoint.local)
+        if one is None:
+            unpriced.add(target.model)
+        elif cost is not None:
+            cost += one * turns
+    return PlanEstimate(
+        planned_by=planned_by(plan),
+        cases=len({p.case.id for p in plan}),
+        requests_min=low,
+        requests_max=high,
+        input_tokens=tokens,
+        cost_usd=None if unpriced else round(cost or 0.0, 6),
+        unpriced=sorted(unpriced),
+    )
+
+
 def _plan(spec: RunSpec) -> list[Planned]:
-    cases = select_cases(spec.suite.cases, spec.config.categories, spec.config.tags, spec.config.cases)
+    config = spec.config
+    cases = select_cases(
+        spec.suite.cases,
+        config.categories,
+        config.tags,
+        config.cases,
+        exclude_tags=config.exclude_tags,
+        sample=config.sample,
+        seed=config.seed,
+    )
     plan = [*build_plan(spec.targets, cases, spec.config.repeats, spec.config.modes)]
     if not plan:
         raise ConfigError("no selected case applies to the selected modes", key="modes")
@@ -163,6 +236,7 @@ def _plan(spec: RunSpec) -> list[Planned]:
 
 def _manifest(spec: RunSpec, plan: list[Planned], pinned: list[Target]) -> Manifest:
     config = spec.config
+    names = config.target_names()
     return Manifest(
         run_id=spec.run_id,
         fcbench_version=__version__,
@@ -173,6 +247,7 @@ def _manifest(spec: RunSpec, plan: list[Planned], pinned: list[Target]) -> Manif
         config_hash=config.hash(),
         targets=[
             {
+                "name": names.get(t.label, t.label),
                 "label": t.label,
                 "endpoint": t.endpoint.name,
                 "dialect": t.endpoint.dialect,
@@ -191,7 +266,13 @@ def _manifest(spec: RunSpec, plan: list[Planned], pinned: list[Target]) -> Manif
         started_at=now_iso(),
         filters=spec.filters
         if spec.filters is not None
-        else {"categories": config.categories, "tags": config.tags, "cases": config.cases},
+        else {
+            "categories": config.categories,
+            "tags": config.tags,
+            "cases": config.cases,
+            "exclude_tags": config.exclude_tags,
+            "sample": config.sample,
+        },
     )
 
 
@@ -256,15 +337,24 @@ async def execute(
     already = Counter(p.target.label for p in plan if p.key in done)
     sink.start(dict(Counter(p.target.label for p in plan)), dict(already))
 
+    guard = FailFast(limit=config.gate.fail_fast)
     try:
-        recorded = await run_plan(ctx, todo, observe, spec.run_dir / RECORDS_FILE, sink, config.concurrency)
+        recorded = await run_plan(
+            ctx, todo, observe, spec.run_dir / RECORDS_FILE, sink, config.concurrency, guard
+        )
     finally:
         await transport.aclose()
     if len(recorded_keys(spec.run_dir)) >= len(plan):
         manifest = manifest.model_copy(update={"finished_at": now_iso()})
         write_manifest(spec.run_dir, manifest)
     return RunResult(
-        spec.run_dir, manifest, len(plan), recorded, len(plan) - len(todo), transport.retries_spent
+        spec.run_dir,
+        manifest,
+        len(plan),
+        recorded,
+        len(plan) - len(todo),
+        transport.retries_spent,
+        guard.stopped,
     )
 
 
@@ -278,9 +368,11 @@ def stored_config(run_dir: Path) -> RunConfig:
 
 __all__ = [
     "CONFIG_FILE",
+    "PlanEstimate",
     "ProgressSink",
     "RunResult",
     "RunSpec",
+    "estimate",
     "execute",
     "new_run_id",
     "prepare",

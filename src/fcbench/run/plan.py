@@ -6,6 +6,7 @@ cases, the repeats and the modes, so a resumed run, a shard and a merged run all
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -78,10 +79,18 @@ class Shard:
 
 
 def select_cases(
-    cases: Sequence[Case], categories: Iterable[str], tags: Iterable[str], ids: Iterable[str]
+    cases: Sequence[Case],
+    categories: Iterable[str],
+    tags: Iterable[str],
+    ids: Iterable[str],
+    *,
+    exclude_tags: Iterable[str] = (),
+    sample: int | None = None,
+    seed: int = 0,
 ) -> list[Case]:
-    """Cases matching every given filter (a filter left empty matches everything)."""
-    cats, tag_set, id_set = set(categories), set(tags), set(ids)
+    """Cases matching every given filter (a filter left empty matches everything), minus those
+    with an excluded tag, then (with ``sample``) a stratified sample of them (:func:`stratified_sample`)."""
+    cats, tag_set, id_set, excluded = set(categories), set(tags), set(ids), set(exclude_tags)
     known = {c.id for c in cases}
     unknown = sorted(id_set - known)
     if unknown:
@@ -92,10 +101,29 @@ def select_cases(
         if (not cats or c.category in cats)
         and (not tag_set or tag_set & set(c.tags))
         and (not id_set or c.id in id_set)
+        and not excluded & set(c.tags)
     ]
     if not chosen:
-        raise ConfigError("the filters select no case", key="--category/--tag/--case")
-    return chosen
+        raise ConfigError("the filters select no case", key="--category/--tag/--case/--exclude-tag")
+    return stratified_sample(chosen, sample, seed) if sample is not None else chosen
+
+
+def stratified_sample(cases: Sequence[Case], size: int, seed: int) -> list[Case]:
+    """``size`` of ``cases``, drawn per stratum (category, and scenario or not) in proportion to its
+    share (largest remainders), the same for the same seed, kept in suite order."""
+    if size >= len(cases):
+        return list(cases)
+    strata: dict[tuple[str, bool], list[Case]] = {}
+    for case in cases:
+        strata.setdefault((case.category, case.recovery is not None), []).append(case)
+    quotas = {key: size * len(group) / len(cases) for key, group in strata.items()}
+    counts = {key: int(quota) for key, quota in quotas.items()}
+    by_remainder = sorted(quotas, key=lambda key: (counts[key] - quotas[key], key))
+    for key in by_remainder[: size - sum(counts.values())]:
+        counts[key] += 1
+    rng = random.Random(seed)
+    chosen = {case.id for key in sorted(strata) for case in rng.sample(strata[key], counts[key])}
+    return [case for case in cases if case.id in chosen]
 
 
 def mode_applies(mode: str, case: Case) -> bool:

@@ -1,11 +1,19 @@
-"""The worker pool: observe a list of planned observations concurrently, appending one record each."""
+"""The worker pool: observe a list of planned observations concurrently, appending one record each.
+
+With ``fail_fast`` N, a target is stopped after N consecutive identical auth, not_found or
+schema_rejected errors (a wrong key or model id costs N requests, not a run). Until a target has
+given one answer that is not such an error, its requests go one at a time, so it is stopped after
+exactly N requests whatever the concurrency.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from fcbench.contract import ProviderErrorOutcome
 from fcbench.run.modes import Observer
 from fcbench.run.observe import ObservationContext, harness_error_record, now_iso
 from fcbench.run.plan import Planned
@@ -25,6 +33,44 @@ class ProgressSink:
         """Called when the run ends."""
 
 
+FATAL_CODES = frozenset({"auth", "not_found", "schema_rejected"})
+"""Provider errors that repeat identically for every request of a target until its config is fixed."""
+
+
+@dataclass
+class FailFast:
+    """Counts each target's consecutive identical fatal errors and stops it at ``limit``."""
+
+    limit: int | None
+    """Consecutive identical fatal errors that stop a target; None never stops."""
+    stopped: dict[str, str] = field(default_factory=dict)
+    """Target label -> why it was stopped."""
+    _streaks: dict[str, tuple[str, int]] = field(default_factory=dict)
+    _proven: set[str] = field(default_factory=set)
+    _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
+
+    def lock(self, label: str) -> asyncio.Lock | None:
+        """The lock a request of an unproven target must hold (None: go ahead)."""
+        if self.limit is None or label in self._proven:
+            return None
+        return self._locks.setdefault(label, asyncio.Lock())
+
+    def note(self, label: str, record: Record) -> None:
+        """Fold one record of ``label`` into its streak; stop the target when the streak is long enough."""
+        outcome = record.outcome
+        if self.limit is None:
+            return
+        if not isinstance(outcome, ProviderErrorOutcome) or outcome.code not in FATAL_CODES:
+            self._streaks.pop(label, None)
+            self._proven.add(label)
+            return
+        code, count = self._streaks.get(label, (outcome.code, 0))
+        count = count + 1 if code == outcome.code else 1
+        self._streaks[label] = (outcome.code, count)
+        if count >= self.limit:
+            self.stopped[label] = f"{count} consecutive {outcome.code} errors: {outcome.message[:200]}"
+
+
 async def run_plan(
     ctx: ObservationContext,
     todo: list[Planned],
@@ -32,31 +78,46 @@ async def run_plan(
     records_path: Path,
     sink: ProgressSink,
     concurrency: int,
+    fail_fast: FailFast | None = None,
 ) -> int:
     """Observe ``todo`` with ``concurrency`` asyncio workers, appending one record each; return the count.
 
     A harness exception in one observation, or a record that cannot be serialised, becomes a
-    ``provider_error: harness`` record and the workers go on.
+    ``provider_error: harness`` record and the workers go on. Observations of a target that
+    ``fail_fast`` stopped are left unobserved (a resumed run observes them).
     """
     recorded = 0
     queue: Iterator[Planned] = iter(todo)
+    guard = fail_fast or FailFast(limit=None)
     with RecordWriter(records_path) as writer:
 
-        async def worker() -> None:
+        async def observe_and_write(planned: Planned) -> None:
             nonlocal recorded
+            started = now_iso()
+            try:
+                record = await observe(ctx, planned)
+            except Exception as exc:  # a harness bug must not stop the run
+                record = harness_error_record(ctx, planned, started, exc)
+            try:
+                writer.append(record)
+            except (ValueError, RecursionError) as exc:  # unstorable, e.g. nested too deep for JSON
+                record = harness_error_record(ctx, planned, started, exc)
+                writer.append(record)
+            recorded += 1
+            guard.note(planned.target.label, record)
+            sink.advance(planned.target.label, record)
+
+        async def worker() -> None:
             for planned in queue:
-                started = now_iso()
-                try:
-                    record = await observe(ctx, planned)
-                except Exception as exc:  # a harness bug must not stop the run
-                    record = harness_error_record(ctx, planned, started, exc)
-                try:
-                    writer.append(record)
-                except (ValueError, RecursionError) as exc:  # unstorable, e.g. nested too deep for JSON
-                    record = harness_error_record(ctx, planned, started, exc)
-                    writer.append(record)
-                recorded += 1
-                sink.advance(planned.target.label, record)
+                label = planned.target.label
+                lock = guard.lock(label)
+                if lock is None:
+                    if label not in guard.stopped:
+                        await observe_and_write(planned)
+                    continue
+                async with lock:
+                    if label not in guard.stopped:
+                        await observe_and_write(planned)
 
         try:
             await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(todo), 1)))))

@@ -181,7 +181,8 @@ class Manifest(BaseModel):
     config_hash: str
     """Hash of the measured part of the config (not concurrency, timeouts or retries)."""
     targets: list[dict[str, Any]]
-    """One entry per target: ``label``, ``endpoint``, ``dialect``, ``model``, ``base_url``."""
+    """One entry per target: ``name`` (the config's name for it, else its label), ``label``,
+    ``endpoint``, ``dialect``, ``model``, ``base_url``."""
     modes: list[str]
     """Modes of the run, in plan order."""
     repeats: int

@@ -159,13 +159,14 @@ def test_no_key_leaks_from_any_verb(tmp_path: Path) -> None:
             assert "Traceback" not in err, err[-2000:]
             return out
 
-        verb("run", "--no-progress", "--config", str(config), "--out", "runs")
+        # the echo targets answer 401/429 on purpose, so the coverage gate fails these runs (exit 1)
+        verb("run", "--no-progress", "--config", str(config), "--out", "runs", ok=(1,))
         run = next((tmp_path / "runs").iterdir())
         for fmt in ("md", "html", "json", "junit", "csv"):
             verb("report", str(run), "--format", fmt)
             verb("report", str(run), "--format", fmt, "--output", str(run / f"report.{fmt}"))
         for shard in ("1/2", "2/2"):
-            verb("run", "--no-progress", "--config", str(config), "--out", "shards", "--shard", shard)
+            verb("run", "--no-progress", "--config", str(config), "--out", "shards", "--shard", shard, ok=(1,))
         shards = sorted(str(p) for p in (tmp_path / "shards").iterdir())
         verb("merge", *shards, "--out", str(tmp_path / "merged"))
         verb("compare", str(run), str(tmp_path / "merged"), ok=(0, 1))

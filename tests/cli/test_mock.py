@@ -1,4 +1,4 @@
-"""``MockServer`` and ``fcbench mock serve`` (real subprocess)."""
+"""``fcbench mock serve`` (real subprocess)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,8 @@ import sys
 import time
 
 import httpx
-import pytest
 
 from fcbench.cli.app import VERB_MODULES
-from fcbench.errors import ConfigError
-from fcbench.mock.server import MockServer, bind_socket
 
 # Until the verb is listed in the app's VERB_MODULES, run the real entry point with it added.
 _BOOT = (
@@ -24,27 +21,6 @@ def _command(*args: str) -> list[str]:
     if "fcbench.cli.mock" in VERB_MODULES:
         return [sys.executable, "-m", "fcbench", *args]
     return [sys.executable, "-c", _BOOT, *args]
-
-
-def test_mock_server_lifecycle() -> None:
-    with MockServer() as server:
-        assert server.url.startswith("http://127.0.0.1:") and server.port > 0
-        urls = server.base_urls()
-        assert urls == {
-            "openai-chat": server.url + "/v1",
-            "openai-responses": server.url + "/v1",
-            "anthropic-messages": server.url,
-            "gemini": server.url + "/v1beta",
-        }
-        assert httpx.get(server.url + "/health", trust_env=False).json()["status"] == "ok"
-        root = server.url
-    with pytest.raises(httpx.ConnectError):
-        httpx.get(root + "/health", timeout=2, trust_env=False)
-
-
-def test_busy_port_is_a_config_error() -> None:
-    with MockServer() as server, pytest.raises(ConfigError, match="cannot listen"):
-        bind_socket("127.0.0.1", server.port).close()
 
 
 def test_cli_serve_prints_base_urls_and_serves() -> None:

@@ -47,6 +47,8 @@ def test_fault_storm_is_recorded_classified_and_retried(tmp_path: Path) -> None:
             str(path),
             "--mock-faults",
             faults,
+            "--min-coverage",
+            "0",  # this run loses observations on purpose; the coverage gate has its own tests
         ],
         cwd=tmp_path,
         capture_output=True,

@@ -7,8 +7,8 @@ Each child is a separate OS process that sets its own working directory, environ
 standard streams, runs the real entry point
 (``fcbench.cli.app.main``, what ``python -m fcbench`` runs), and exits the way the interpreter
 would: ``SystemExit`` codes as given, an uncaught exception as a printed traceback and code 1.
-The corpus test also runs a sample through real ``python -m fcbench`` subprocesses and checks both
-ways agree.
+The corpus test (``tests/cli/test_robust_bad_input_corpus.py``) also runs a sample through real
+``python -m fcbench`` subprocesses and checks both ways agree.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Bad input, through the real CLI: exit code 2, a message naming the file, line or key, no traceback.
 
-The corpus lives in ``corpus/`` (see its README): broken case files, tool files (checked against the
-JSON Schema meta-schema), suite folders, configs and command lines. Every item runs the real CLI entry point
-in its own process, forked from a helper that imported the CLI once (see ``robust_forkcli.py``);
-a sample also runs as ``python -m fcbench`` subprocesses and must give the same exit code and
-message. Each item is then asserted by its own test.
+The corpus lives in ``tests/support/corpus/`` (see its README): broken case files, tool files
+(checked against the JSON Schema meta-schema), suite folders, configs and command lines. Every item
+runs the real CLI entry point in its own process, forked from a helper that imported the CLI once
+(see ``tests/support/robust_forkcli.py``); a sample also runs as ``python -m fcbench`` subprocesses
+and must give the same exit code and message. Each item is then asserted by its own test.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from fcbench.store.records import (
 )
 from fcbench.suite.loader import BUILTIN_DIR
 
-CORPUS = Path(__file__).resolve().parent / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "support" / "corpus"
 CLI = [sys.executable, "-m", "fcbench"]
 TEXT_CASE = b'{"id":"ok-1","prompt":"Hello!","expected":{"kind":"text"}}\n'
 SECRET_VARIABLES = ("MYLAB_SECRET_KEY",)

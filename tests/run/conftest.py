@@ -1,4 +1,4 @@
-"""Fixtures for the recovery suite tests: built-in tools, fake-tool boxes, calls, conversations over HTTP."""
+"""Fixtures for the recovery-loop tests: one recovery conversation played over HTTP against the mock."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ from typing import Any
 
 import pytest
 
-from fcbench.contract import Tool, ToolCall, make_call
 from fcbench.endpoints import BUILTIN_ENDPOINTS
-from fcbench.fake_tools import FakeStore, FakeToolbox
 from fcbench.mock.faults import FAULT_HEADER
 from fcbench.mock.scripted import REPLY_HEADER
 from fcbench.pricing import PriceTable
@@ -23,33 +21,6 @@ from fcbench.store.records import Record
 from fcbench.suite.loader import load_suite
 from fcbench.suite.models import Case
 from fcbench.transport import RetryPolicy, Transport
-
-
-@pytest.fixture(scope="session")
-def builtin_tools() -> dict[str, Tool]:
-    """Every tool of the built-in suites' ``core`` tool sets, by name."""
-    tools: dict[str, Tool] = {}
-    for name in ("core", "refunds"):
-        for tool in load_suite(name).tool_sets["core"]:
-            tools[tool.name] = tool
-    return tools
-
-
-@pytest.fixture
-def toolbox(builtin_tools: dict[str, Tool]) -> FakeToolbox:
-    """A toolbox over a fresh store offering every built-in tool."""
-    return FakeToolbox(list(builtin_tools.values()), FakeStore.fresh(), conversation_id="conv-test")
-
-
-@pytest.fixture
-def call() -> Callable[..., ToolCall]:
-    """``call(name, arguments, id="c1")``: a tool call as an adapter would produce it."""
-
-    def build(name: str, arguments: Any, id: str = "c1") -> ToolCall:
-        return make_call(id, name, arguments)
-
-    return build
-
 
 Script = list[dict[str, Any]]
 

@@ -1,0 +1,149 @@
+"""``fcbench run`` fails closed: nothing measured, too little measured or too little passed exits 1.
+
+Every test drives the real CLI in a subprocess against the embedded mock provider over HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FEW_CASES = [
+    arg for case in ("types-01", "abstain-01", "clarify-01", "select-lookup-01") for arg in ("--case", case)
+]
+
+
+def fcbench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fcbench", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+
+
+def records(out: Path) -> list[dict[str, object]]:
+    (run_dir,) = [p for p in out.iterdir() if p.is_dir()]
+    return [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
+
+
+def test_a_misspelt_model_exits_1_and_prints_the_providers_message(tmp_path: Path) -> None:
+    proc = fcbench(
+        "run", "-t", "sim:sim-carefull", "--repeats", "1", *FEW_CASES, "--out", "runs", cwd=tmp_path
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "not_found x4" in proc.stdout
+    assert "sim-carefull` does not exist" in proc.stdout  # the provider's own message, once per code
+    assert "nothing was scored" in proc.stdout
+    assert "coverage 0.0% (0/4) is below 90%" in proc.stdout
+
+
+def test_every_request_an_auth_error_exits_1_even_with_the_coverage_gate_off(tmp_path: Path) -> None:
+    args = ["run", "-t", "sim:sim-careful", "--repeats", "1", *FEW_CASES, "--mock-faults", "auth_error:1"]
+    proc = fcbench(*args, "--min-coverage", "0", "--out", "runs", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "auth x4" in proc.stdout
+    assert "nothing was scored" in proc.stdout
+    assert "coverage" not in proc.stdout.split("gate failed")[-1]  # the coverage gate itself is off
+
+
+@pytest.mark.parametrize("limit", [1, 3])
+def test_fail_fast_stops_a_target_after_exactly_n_requests(tmp_path: Path, limit: int) -> None:
+    args = ["run", "-t", "sim:sim-nope", "-t", "sim:sim-careful", "--repeats", "2", "--concurrency", "8"]
+    proc = fcbench(*args, *FEW_CASES, "--fail-fast", str(limit), "--out", "runs", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"stopped early: {limit} consecutive not_found errors" in proc.stdout
+    assert "resume with: fcbench run --resume" in proc.stdout
+    seen = records(tmp_path / "runs")
+    bad = [r for r in seen if r["target"]["model"] == "sim-nope"]  # type: ignore[index]
+    good = [r for r in seen if r["target"]["model"] == "sim-careful"]  # type: ignore[index]
+    assert len(bad) == limit
+    assert len(good) == 8  # the healthy target ran in full
+
+
+def test_a_healthy_run_passes_the_default_gate(tmp_path: Path) -> None:
+    proc = fcbench(
+        "run", "-t", "sim:sim-careful", "--repeats", "1", *FEW_CASES, "--out", "runs", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "gate failed" not in proc.stdout
+
+
+def test_pass_rate_thresholds_name_each_failed_threshold(tmp_path: Path) -> None:
+    base = [
+        "run",
+        "-t",
+        "sim-anthropic:sim-sloppy",
+        "--repeats",
+        "1",
+        "--category",
+        "normal",
+        "--out",
+        "runs",
+    ]
+    proc = fcbench(*base, "--min-category-pass-rate", "normal=0.9", "--min-pass-rate", "0.95", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    failed = [line for line in proc.stdout.splitlines() if line.startswith("gate failed")]
+    assert len(failed) == 2, failed
+    assert any("category 'normal' pass rate" in line and "below 90%" in line for line in failed)
+    assert any("pass rate" in line and "below 95%" in line for line in failed)
+    relaxed = fcbench(*base, "--min-category-pass-rate", "normal=0.1", cwd=tmp_path)
+    assert relaxed.returncode == 0, relaxed.stdout + relaxed.stderr
+
+
+def test_tag_thresholds_and_a_bad_pair_are_checked(tmp_path: Path) -> None:
+    args = ["run", "-t", "sim-anthropic:sim-sloppy", "--repeats", "1", "--tag", "types", "--out", "runs"]
+    proc = fcbench(*args, "--min-tag-pass-rate", "types=1", cwd=tmp_path)
+    assert proc.returncode == 1 and "tag 'types' pass rate" in proc.stdout, proc.stdout
+    bad = fcbench(*args, "--min-tag-pass-rate", "types:1", cwd=tmp_path)
+    assert bad.returncode == 2 and "--min-tag-pass-rate" in bad.stderr, bad.stderr
+
+
+def test_gate_and_target_names_come_from_the_config(tmp_path: Path) -> None:
+    config = tmp_path / "ci.yaml"
+    config.write_text(
+        "targets:\n  - {name: prod, target: 'sim:sim-careful'}\nrepeats: 1\ncases: [types-01, abstain-01]\n"
+        "gate:\n  minPassRate: 1.0\n  minPassRateByCategory: {normal: 1.0}\n",
+        encoding="utf-8",
+    )
+    proc = fcbench("run", "-c", str(config), "--out", "runs", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (run_dir,) = list((tmp_path / "runs").iterdir())
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["targets"][0]["name"] == "prod"
+    report = fcbench("report", str(run_dir), "--format", "json", cwd=tmp_path)
+    assert json.loads(report.stdout)["targets"][0]["name"] == "prod"
+    strict = fcbench(
+        "run", "-c", str(config), "-t", "sim-anthropic:sim-sloppy", "--out", "runs", cwd=tmp_path
+    )
+    assert strict.returncode == 1, strict.stdout
+
+
+def test_progress_lines_when_output_is_piped(tmp_path: Path) -> None:
+    proc = fcbench("run", "-t", "sim:sim-nope", "--repeats", "1", *FEW_CASES, "--out", "runs", cwd=tmp_path)
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "progress: 0/4 observations over 1 targets"
+    assert any(line.startswith("provider error sim:sim-nope: not_found: The model") for line in lines)
+    assert lines[-1] == "progress: done, 4/4 observations, 4 provider errors"
+
+
+def test_dry_run_sends_nothing_and_counts_requests(tmp_path: Path) -> None:
+    args = ["run", "--dry-run", "-t", "openai:gpt-4o-2024-08-06", "-t", "sim:sim-careful", "--repeats", "2"]
+    proc = fcbench(*args, "--mode", "selection", "--mode", "recovery", "--sample", "12", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "dry run: nothing was sent" in proc.stdout
+    assert "of 12 cases" in proc.stdout
+    assert not (tmp_path / "runs").exists()
+    per_target = [line for line in proc.stdout.splitlines() if " observations (" in line]
+    assert len(per_target) == 2 and all(line.endswith(")") for line in per_target)
+    assert "24 observations" in per_target[0]  # 12 cases x 2 repeats, each in its one applicable mode
+
+
+def test_exclude_tag_leaves_cases_out(tmp_path: Path) -> None:
+    full = fcbench("run", "--dry-run", "-t", "sim:sim-careful", "--repeats", "1", cwd=tmp_path)
+    fewer = fcbench(
+        "run", "--dry-run", "-t", "sim:sim-careful", "--repeats", "1", "--exclude-tag", "types", cwd=tmp_path
+    )
+    count = lambda out: int(out.split("observations of ")[1].split(" cases")[0])  # noqa: E731
+    assert 0 < count(fewer.stdout) < count(full.stdout)
