@@ -166,7 +166,9 @@ def test_no_key_leaks_from_any_verb(tmp_path: Path) -> None:
             verb("report", str(run), "--format", fmt)
             verb("report", str(run), "--format", fmt, "--output", str(run / f"report.{fmt}"))
         for shard in ("1/2", "2/2"):
-            verb("run", "--no-progress", "--config", str(config), "--out", "shards", "--shard", shard, ok=(1,))
+            verb(
+                "run", "--no-progress", "--config", str(config), "--out", "shards", "--shard", shard, ok=(1,)
+            )
         shards = sorted(str(p) for p in (tmp_path / "shards").iterdir())
         verb("merge", *shards, "--out", str(tmp_path / "merged"))
         verb("compare", str(run), str(tmp_path / "merged"), ok=(0, 1))

@@ -1,4 +1,4 @@
-"""``fcbench compare BASE NEW``: the regression gate between two runs (exit 1 on regression)."""
+"""``fcbench compare BASE NEW``: the regression gate between two runs (exit 1 when a threshold failed)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import typer
 
 from fcbench.errors import ConfigError
 from fcbench.metrics import compute_metrics
-from fcbench.report.compare import compare_runs, render_compare_json, render_compare_markdown
+from fcbench.report.compare import compare_runs, parse_pair, render_compare_json, render_compare_markdown
+from fcbench.report.github import render_compare_github
 
 
 class CompareFormat(StrEnum):
@@ -18,6 +19,13 @@ class CompareFormat(StrEnum):
 
     md = "md"
     json = "json"
+    github = "github"
+
+
+def _percent(value: float | None, key: str) -> float | None:
+    if value is not None and value < 0:
+        raise ConfigError("must not be negative", key=key)
+    return value
 
 
 def compare(
@@ -25,6 +33,27 @@ def compare(
     new: Path = typer.Argument(..., help="New run directory."),
     max_drop: float = typer.Option(5.0, "--max-drop", help="Largest allowed pass-rate drop, in points."),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level for a metric drop."),
+    max_coverage_drop: float = typer.Option(
+        10.0, "--max-coverage-drop", help="Largest allowed coverage (scorable/planned) drop, in points."
+    ),
+    max_latency_increase: float | None = typer.Option(
+        None,
+        "--max-latency-increase",
+        metavar="PCT",
+        help="Fail when p95 latency grows by more than PCT percent (not gated by default).",
+    ),
+    max_cost_increase: float | None = typer.Option(
+        None,
+        "--max-cost-increase",
+        metavar="PCT",
+        help="Fail when cost per passing observation grows by more than PCT percent (not gated by default).",
+    ),
+    pair: list[str] | None = typer.Option(
+        None,
+        "--pair",
+        metavar="BASE=NEW",
+        help="Pair a BASE target with a NEW one (label or name each side; repeatable). Others pair by name.",
+    ),
     fmt: CompareFormat = typer.Option(CompareFormat.md, "--format", "-f", help="Output format."),
     output: Path | None = typer.Option(
         None, "--output", "-o", help="Also write the comparison to this file."
@@ -35,11 +64,14 @@ def compare(
     ),
     profile: str = typer.Option("strict", "--profile", help="Scoring profile: strict or bfcl."),
 ) -> None:
-    """Compare NEW against BASE per target and metric; exit 1 when NEW regressed."""
+    """Compare NEW against BASE per target and metric; exit 1 when a threshold failed."""
     if max_drop < 0:
         raise ConfigError("must not be negative", key="--max-drop")
+    if max_coverage_drop < 0:
+        raise ConfigError("must not be negative", key="--max-coverage-drop")
     if not 0 < alpha < 1:
         raise ConfigError("must be between 0 and 1", key="--alpha")
+    pairs = [parse_pair(p) for p in pair or []]
     modes = mode or None
     comparison = compare_runs(
         compute_metrics(base, modes=modes, profile=profile),
@@ -47,15 +79,22 @@ def compare(
         max_drop=max_drop,
         alpha=alpha,
         allow_dataset_change=allow_dataset_change,
+        pairs=pairs,
+        max_coverage_drop=max_coverage_drop,
+        max_latency_increase=_percent(max_latency_increase, "--max-latency-increase"),
+        max_cost_increase=_percent(max_cost_increase, "--max-cost-increase"),
     )
-    text = (
-        render_compare_json(comparison) if fmt is CompareFormat.json else render_compare_markdown(comparison)
-    )
+    renderers = {
+        CompareFormat.md: render_compare_markdown,
+        CompareFormat.json: render_compare_json,
+        CompareFormat.github: render_compare_github,
+    }
+    text = renderers[fmt](comparison)
     sys.stdout.write(text)
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(text, encoding="utf-8")
-    if fmt is CompareFormat.json:
+    if fmt is not CompareFormat.md:
         typer.echo(comparison.verdict, err=True)
     if comparison.regression:
         raise typer.Exit(1)

@@ -1,4 +1,5 @@
-"""``fcbench report RUN``: render a run's metrics as markdown, HTML, JSON, JUnit XML or CSV."""
+"""``fcbench report RUN``: render a run's metrics as markdown, HTML, JSON, JUnit XML, CSV or a
+GitHub step summary."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ class ReportFormat(StrEnum):
     json = "json"
     junit = "junit"
     csv = "csv"
+    github = "github"
 
 
 def report(

@@ -1,10 +1,28 @@
-"""The regression gate: compare two runs target by target, metric by metric, case by case.
+"""The regression gate: pair the targets of two runs, then compare them metric by metric and case by case.
 
-Targets are matched by label (``endpoint:model``) and mode; cases additionally by case id. A target
-regresses when its pass rate drops by more than ``max_drop`` percentage points, or when any model
-metric (:data:`GATED_METRICS`) drops with a two-sided p-value below ``alpha``
-(:func:`fcbench.metrics.stats.proportion_test`). Coverage and acceptance changes are reported as
-warnings: provider trouble is not a model regression, but it must not go unnoticed.
+**Pairing** (each pair records the rule that made it, in :attr:`TargetComparison.pairing`):
+
+1. ``explicit``: ``pairs`` given as ``(BASE, NEW)``, each side a target label (``endpoint:model``) or
+   a target name (the config's ``name``, e.g. ``prod``);
+2. ``name``: a BASE target and a NEW target with the same name (a target with no name is named by
+   its label, so unnamed targets pair by label), so a model upgrade under one name is compared;
+3. ``single``: when each run has exactly one target and no other rule paired them.
+
+A target is paired mode by mode: its modes must match too.
+
+**The gate fails closed.** :attr:`Comparison.failures` gets one line naming the target for each of:
+a BASE target (and mode) with no partner in NEW; a comparison that paired nothing ("compared 0
+targets"); a NEW or BASE target with nothing scorable; coverage (scorable / planned) dropping more
+than ``max_coverage_drop`` points; a pass-rate drop of more than ``max_drop`` points; a drop of any
+model metric (:data:`GATED_METRICS`) with a two-sided p-value below ``alpha``
+(:func:`fcbench.metrics.stats.proportion_test`); and, only when asked, a p95 latency or cost per
+passing observation increase of more than ``max_latency_increase`` / ``max_cost_increase`` percent
+(a requested gate that cannot be evaluated, because a value is unknown, fails too). Latency p50/p95
+and cost per pass are compared and shown for every pair either way.
+
+**Flips**: a case that passed every scorable repeat in BASE and not in NEW (``pass_to_fail``), or the
+reverse (``fail_to_pass``); ``full`` when the other side passed no repeat (3/3 -> 0/3), else
+``partial`` (3/3 -> 2/3).
 
 The tests treat every observation as independent; repeats of one case are correlated, so p-values
 are optimistic when repeats dominate the sample.
@@ -12,12 +30,16 @@ are optimistic when repeats dominate the sample.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
-from fcbench.errors import RunStateError
-from fcbench.metrics import Rate, RunMetrics, Stability, TargetMetrics
+from fcbench.errors import ConfigError, RunStateError
+from fcbench.metrics import CaseSummary, Rate, RunMetrics, Stability, TargetMetrics
 from fcbench.metrics.stats import proportion_test
-from fcbench.report.common import RATE_COLUMNS, fmt_rate, md_escape
+from fcbench.report.common import RATE_COLUMNS, fmt_rate, md_escape, strip_control
 from fcbench.report.markdown import table
 
 GATED_METRICS: tuple[str, ...] = (
@@ -31,10 +53,14 @@ GATED_METRICS: tuple[str, ...] = (
 )
 """Model metrics whose significant drop fails the gate."""
 WATCHED_METRICS: tuple[str, ...] = ("accepted", "coverage", "stability")
-"""Metrics reported (and warned about) but never gating: acceptance and coverage (provider trouble),
-and stability over repeats (the one "same outcome" key, :func:`fcbench.grading.normalised_outcome_key`)."""
+"""Metrics reported but not gated by significance: acceptance (warned about), coverage (gated by
+``max_coverage_drop`` points instead) and stability over repeats (warned about; the one "same
+outcome" key, :func:`fcbench.grading.normalised_outcome_key`)."""
 MAX_FLIPS_SHOWN = 50
 _TITLES = dict(RATE_COLUMNS)
+
+PairingRule = Literal["explicit", "name", "single"]
+FlipKind = Literal["full", "partial"]
 
 
 class MetricDelta(BaseModel):
@@ -49,25 +75,62 @@ class MetricDelta(BaseModel):
     significant_drop: bool
 
 
-class TargetComparison(BaseModel):
-    """Every metric delta of one target and mode, and whether it regressed."""
+class ValueDelta(BaseModel):
+    """A latency or cost value of one target in both runs (lower is better)."""
 
+    metric: str
+    """``latency_p50_ms``, ``latency_p95_ms`` or ``cost_per_pass_usd``."""
+    base: float | None
+    new: float | None
+    change_pct: float | None
+    """Relative change in percent; null when either value is unknown or the base is 0 and the new is not."""
+    limit_pct: float | None
+    """The largest allowed increase in percent when this value gates; null when it does not."""
+    exceeded: bool
+    """The value gates and failed (an increase over the limit, or a value that cannot be compared)."""
+
+
+class TargetComparison(BaseModel):
+    """Every delta of one BASE target and mode against its NEW partner, and whether it regressed."""
+
+    name: str
+    """The BASE target's name."""
+    new_name: str
+    """The NEW target's name (the same as ``name`` when paired by name)."""
+    base_target: str
+    """The BASE target's label, ``endpoint:model``."""
     target: str
+    """The NEW target's label, ``endpoint:model``."""
     mode: str
+    pairing: PairingRule
+    """The rule that paired the two: ``explicit`` (``--pair``), ``name`` or ``single``."""
+    title: str
+    """How reports name this pair, e.g. ``prod (openai:gpt-4o-2024-08-06 -> openai:gpt-4o-2024-11-20)``."""
     deltas: list[MetricDelta]
+    operations: list[ValueDelta] = Field(default_factory=list)
+    """Latency p50 and p95 and cost per passing observation."""
+    base_provider_errors: dict[str, int] = Field(default_factory=dict)
+    new_provider_errors: dict[str, int] = Field(default_factory=dict)
+    """Unscorable observations by error code on each side."""
     regressed: bool
     reasons: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
 
 class Flip(BaseModel):
-    """A case x target whose majority verdict changed between the runs."""
+    """A case of one pair that passed every scorable repeat on one side and not on the other."""
 
+    title: str
+    """The pair's title (see :attr:`TargetComparison.title`)."""
+    base_target: str
     target: str
+    """The NEW target's label."""
     mode: str
     case_id: str
     base: Rate
     new: Rate
+    kind: FlipKind
+    """``full`` when the not-all-pass side passed no repeat (3/3 <-> 0/3), else ``partial``."""
 
 
 class Comparison(BaseModel):
@@ -79,14 +142,32 @@ class Comparison(BaseModel):
     new_dataset: str
     max_drop: float
     alpha: float
+    max_coverage_drop: float = 10.0
+    max_latency_increase: float | None = None
+    max_cost_increase: float | None = None
     targets: list[TargetComparison]
     only_in_base: list[str]
+    """BASE targets (``title [mode]``) with no partner in NEW: each one fails the gate."""
     only_in_new: list[str]
+    """NEW targets (``title [mode]``) with no partner in BASE: a warning."""
     pass_to_fail: list[Flip]
     fail_to_pass: list[Flip]
     warnings: list[str]
+    failures: list[str] = Field(default_factory=list)
+    """One line per failed check, each naming its target; empty when the gate passed."""
     regression: bool
+    """Whether the gate failed (``failures`` is not empty)."""
     verdict: str
+
+
+def parse_pair(text: str) -> tuple[str, str]:
+    """``BASE=NEW`` (labels or names) as a tuple; :class:`ConfigError` when it is not of that form."""
+    parts = text.split("=")
+    if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
+        raise ConfigError(
+            f"expected BASE=NEW (a target label or name on each side), got {text!r}", key="--pair"
+        )
+    return parts[0].strip(), parts[1].strip()
 
 
 def compare_runs(
@@ -96,8 +177,16 @@ def compare_runs(
     max_drop: float = 5.0,
     alpha: float = 0.05,
     allow_dataset_change: bool = False,
+    pairs: Sequence[tuple[str, str]] = (),
+    max_coverage_drop: float = 10.0,
+    max_latency_increase: float | None = None,
+    max_cost_increase: float | None = None,
 ) -> Comparison:
-    """Compare ``new`` against ``base``; raise :class:`RunStateError` on a dataset mismatch."""
+    """Compare ``new`` against ``base``.
+
+    Raises :class:`RunStateError` on a dataset mismatch and :class:`ConfigError` when an explicit
+    pair names no target (or an ambiguous one) or pairs a target twice.
+    """
     warnings: list[str] = []
     if base.run.dataset_version != new.run.dataset_version:
         versions = f"base {base.run.dataset_version}, new {new.run.dataset_version}"
@@ -109,18 +198,43 @@ def compare_runs(
     elif base.run.dataset_hash != new.run.dataset_hash:
         warnings.append("dataset hash differs although the version is the same: cases were edited in place")
 
-    keys_base = [(t.target, t.mode) for t in base.targets]
-    keys_new = [(t.target, t.mode) for t in new.targets]
-    targets = []
-    for key in keys_base:
-        b, n = base.find(*key), new.find(*key)
-        if b is not None and n is not None:
-            targets.append(_compare_target(b, n, max_drop, alpha))
-    pass_to_fail, fail_to_pass = _flips(base, new)
-    regressed = [t for t in targets if t.regressed]
-    if regressed:
-        detail = "; ".join(f"{t.target} [{t.mode}]: {', '.join(t.reasons)}" for t in regressed)
-        verdict = f"REGRESSION: {detail}"
+    gates = _Gates(max_drop, alpha, max_coverage_drop, max_latency_increase, max_cost_increase)
+    label_pairs, notes = pair_targets(base, new, pairs)
+    targets: list[TargetComparison] = []
+    unpaired: list[str] = []
+    only_in_base: list[str] = []
+    used_new: set[tuple[str, str]] = set()
+    partner = {b: (n, rule) for b, n, rule in label_pairs}
+    for b in base.targets:
+        match = partner.get(b.target)
+        n = new.find(match[0], b.mode) if match else None
+        if match is None or n is None:
+            title = f"{_named(b.name, b.target)} [{b.mode}]"
+            only_in_base.append(title)
+            why = notes.get(b.target) or (
+                f"its partner {match[0]} has no {b.mode} mode in NEW"
+                if match
+                else f"no NEW target is named {b.name or b.target!r}; pair it with --pair BASE=NEW"
+            )
+            unpaired.append(f"{title}: BASE target has no partner in NEW ({why})")
+            continue
+        used_new.add((n.target, n.mode))
+        targets.append(_compare_target(b, n, match[1], gates))
+    if not targets:
+        unpaired.append(
+            f"compared 0 targets (BASE has {len(base.targets)} target x mode, NEW {len(new.targets)})"
+        )
+    only_in_new = [
+        f"{_named(t.name, t.target)} [{t.mode}]" for t in new.targets if (t.target, t.mode) not in used_new
+    ]
+    if only_in_new:
+        warnings.append(f"NEW targets with no partner in BASE (not compared): {', '.join(only_in_new)}")
+    pass_to_fail, fail_to_pass = _flips(base, new, targets)
+    failures = [f"{t.title} [{t.mode}]: {r}" for t in targets for r in t.reasons] + unpaired
+    regression = bool(failures)
+    if regression:
+        grouped = [f"{t.title} [{t.mode}]: {', '.join(t.reasons)}" for t in targets if t.reasons]
+        verdict = "REGRESSION: " + "; ".join(grouped + unpaired)
     else:
         drops = [
             -d.delta_points for t in targets for d in t.deltas if d.metric == "pass_rate" and d.delta_points
@@ -137,15 +251,97 @@ def compare_runs(
         new_dataset=new.run.dataset_version,
         max_drop=max_drop,
         alpha=alpha,
+        max_coverage_drop=max_coverage_drop,
+        max_latency_increase=max_latency_increase,
+        max_cost_increase=max_cost_increase,
         targets=targets,
-        only_in_base=[f"{t} [{m}]" for t, m in keys_base if (t, m) not in keys_new],
-        only_in_new=[f"{t} [{m}]" for t, m in keys_new if (t, m) not in keys_base],
+        only_in_base=only_in_base,
+        only_in_new=only_in_new,
         pass_to_fail=pass_to_fail,
         fail_to_pass=fail_to_pass,
         warnings=warnings + [w for t in targets for w in t.warnings],
-        regression=bool(regressed),
+        failures=failures,
+        regression=regression,
         verdict=verdict,
     )
+
+
+def _labels(run: RunMetrics) -> dict[str, str]:
+    """Target label -> name, in run order."""
+    out: dict[str, str] = {}
+    for t in run.targets:
+        out.setdefault(t.target, t.name or t.target)
+    return out
+
+
+def _resolve(spec: str, labels: dict[str, str], side: str) -> str:
+    if spec in labels:
+        return spec
+    matches = [label for label, name in labels.items() if name == spec]
+    if len(matches) == 1:
+        return matches[0]
+    known = ", ".join(_named(n, label) for label, n in labels.items()) or "none"
+    if not matches:
+        raise ConfigError(f"{spec!r} is no target label or name of the {side} run ({known})", key="--pair")
+    raise ConfigError(f"{spec!r} names several targets of the {side} run: {', '.join(matches)}", key="--pair")
+
+
+def pair_targets(
+    base: RunMetrics, new: RunMetrics, pairs: Sequence[tuple[str, str]] = ()
+) -> tuple[list[tuple[str, str, PairingRule]], dict[str, str]]:
+    """Pair BASE target labels with NEW target labels: explicit pairs, then by name, then single.
+
+    Returns ``(base label, new label, rule)`` triples and, for BASE labels left unpaired, a note on
+    why when there is one more specific than "no partner".
+    """
+    base_labels, new_labels = _labels(base), _labels(new)
+    out: list[tuple[str, str, PairingRule]] = []
+    for b_spec, n_spec in pairs:
+        b, n = _resolve(b_spec, base_labels, "BASE"), _resolve(n_spec, new_labels, "NEW")
+        for label, index in ((b, 0), (n, 1)):
+            if any(p[index] == label for p in out):
+                raise ConfigError(f"{label} is paired more than once", key="--pair")
+        out.append((b, n, "explicit"))
+    notes: dict[str, str] = {}
+    free_new = [n for n in new_labels if all(p[1] != n for p in out)]
+    for b, name in base_labels.items():
+        if any(p[0] == b for p in out):
+            continue
+        candidates = [n for n in free_new if new_labels[n] == name]
+        twins = [other for other, other_name in base_labels.items() if other_name == name]
+        if len(candidates) == 1 and len(twins) == 1:
+            out.append((b, candidates[0], "name"))
+            free_new.remove(candidates[0])
+        elif candidates:
+            notes[b] = f"the name {name!r} is ambiguous; pair it with --pair BASE=NEW"
+    if not out and len(base_labels) == 1 and len(new_labels) == 1:
+        out.append((next(iter(base_labels)), next(iter(new_labels)), "single"))
+    return out, notes
+
+
+@dataclass(frozen=True)
+class _Gates:
+    """The thresholds of one comparison."""
+
+    max_drop: float
+    alpha: float
+    coverage: float
+    latency: float | None
+    cost: float | None
+
+
+def _named(name: str, label: str) -> str:
+    """``prod (openai:gpt-4o)``, or just the label when the target has no name of its own."""
+    return label if not name or name == label else f"{name} ({label})"
+
+
+def pair_title(b: TargetMetrics, n: TargetMetrics) -> str:
+    """How reports name a pair of targets."""
+    if (b.name or b.target) == (n.name or n.target):
+        if b.target == n.target:
+            return _named(b.name, b.target)
+        return f"{b.name or b.target} ({b.target} -> {n.target})"
+    return f"{_named(b.name, b.target)} -> {_named(n.name, n.target)}"
 
 
 def _delta(metric: str, b: Rate, n: Rate, alpha: float) -> MetricDelta:
@@ -166,57 +362,163 @@ def _rate(metrics: TargetMetrics, name: str) -> Rate:
     return value.as_rate if isinstance(value, Stability) else value
 
 
-def _compare_target(b: TargetMetrics, n: TargetMetrics, max_drop: float, alpha: float) -> TargetComparison:
-    deltas = [_delta(m, _rate(b, m), _rate(n, m), alpha) for m in GATED_METRICS + WATCHED_METRICS]
+def _value_delta(metric: str, b: float | None, n: float | None, limit: float | None) -> ValueDelta:
+    change: float | None = None
+    if b is not None and n is not None:
+        if b == n:
+            change = 0.0
+        elif b > 0:
+            change = (n - b) / b * 100.0
+    exceeded = limit is not None and (change is None or change > limit)
+    return ValueDelta(metric=metric, base=b, new=n, change_pct=change, limit_pct=limit, exceeded=exceeded)
+
+
+def fmt_value(metric: str, value: float | None) -> str:
+    """A latency in ms or a cost in USD; ``–`` when unknown."""
+    if value is None:
+        return "–"
+    return f"${value:.6f}" if metric.endswith("usd") else f"{value:,.0f} ms"
+
+
+def _value_reason(v: ValueDelta) -> str:
+    title = {"latency_p95_ms": "p95 latency", "cost_per_pass_usd": "cost per passing observation"}[v.metric]
+    values = f"{fmt_value(v.metric, v.base)} -> {fmt_value(v.metric, v.new)}"
+    if v.change_pct is not None:
+        return f"{title} {values} ({v.change_pct:+.1f}%, limit +{v.limit_pct:g}%)"
+    if v.base is None or v.new is None:
+        return f"{title} cannot be compared ({values}), and its gate (+{v.limit_pct:g}%) was asked for"
+    return f"{title} {values} (an increase from 0, limit +{v.limit_pct:g}%)"
+
+
+def _errors_text(t: TargetMetrics) -> str:
+    codes = ", ".join(f"{code} x{count}" for code, count in sorted(t.provider_errors.items()))
+    return codes or "no provider errors recorded"
+
+
+def _compare_target(b: TargetMetrics, n: TargetMetrics, rule: PairingRule, gates: _Gates) -> TargetComparison:
+    title = pair_title(b, n)
+    deltas = [_delta(m, _rate(b, m), _rate(n, m), gates.alpha) for m in GATED_METRICS + WATCHED_METRICS]
+    operations = [
+        _value_delta("latency_p50_ms", b.latency_ms.p50, n.latency_ms.p50, None),
+        _value_delta("latency_p95_ms", b.latency_ms.p95, n.latency_ms.p95, gates.latency),
+        _value_delta("cost_per_pass_usd", b.cost_per_pass, n.cost_per_pass, gates.cost),
+    ]
     reasons: list[str] = []
     warnings: list[str] = []
+    for side, t in (("NEW", n), ("BASE", b)):
+        if t.scorable == 0:
+            reasons.append(
+                f"{side} has nothing scorable (0 of {t.planned} planned observations; {_errors_text(t)})"
+            )
     for d in deltas:
         label = d.metric.replace("_", " ")
-        if d.metric == "pass_rate" and d.delta_points is not None and -d.delta_points > max_drop:
+        if d.metric == "pass_rate" and d.delta_points is not None and -d.delta_points > gates.max_drop:
             reasons.append(
                 f"pass rate {fmt_rate(d.base)} -> {fmt_rate(d.new)} "
-                f"({d.delta_points:+.1f} points, limit -{max_drop:g})"
+                f"({d.delta_points:+.1f} points, limit -{gates.max_drop:g})"
             )
         if d.metric in GATED_METRICS and d.significant_drop:
             reasons.append(f"{label} dropped significantly ({d.delta_points:+.1f} points, p={d.p_value:.3g})")
-        if d.metric in WATCHED_METRICS and d.delta_points is not None and -d.delta_points > max_drop:
-            warnings.append(f"{n.target} [{n.mode}]: {label} {fmt_rate(d.base)} -> {fmt_rate(d.new)}")
-    if n.pass_rate.d == 0 and b.pass_rate.d > 0:
-        warnings.append(f"{n.target} [{n.mode}]: no scorable observations in the new run")
+        if d.metric == "coverage" and d.delta_points is not None and -d.delta_points > gates.coverage:
+            reasons.append(
+                f"coverage {fmt_rate(d.base)} -> {fmt_rate(d.new)} "
+                f"({d.delta_points:+.1f} points, limit -{gates.coverage:g}; NEW: {_errors_text(n)})"
+            )
+        elif (
+            d.metric in ("accepted", "stability")
+            and d.delta_points is not None
+            and -d.delta_points > gates.max_drop
+        ):
+            warnings.append(f"{title} [{n.mode}]: {label} {fmt_rate(d.base)} -> {fmt_rate(d.new)}")
+    reasons += [_value_reason(v) for v in operations if v.exceeded]
     return TargetComparison(
+        name=b.name or b.target,
+        new_name=n.name or n.target,
+        base_target=b.target,
         target=n.target,
         mode=n.mode,
+        pairing=rule,
+        title=title,
         deltas=deltas,
+        operations=operations,
+        base_provider_errors=dict(b.provider_errors),
+        new_provider_errors=dict(n.provider_errors),
         regressed=bool(reasons),
         reasons=reasons,
         warnings=warnings,
     )
 
 
-def _majority_pass(rate: Rate) -> bool | None:
-    """True when more than half the scorable repeats passed; None when nothing was scorable."""
-    return None if rate.d == 0 else 2 * rate.n > rate.d
+def _all_pass(rate: Rate) -> bool:
+    return rate.d > 0 and rate.n == rate.d
 
 
-def _flips(base: RunMetrics, new: RunMetrics) -> tuple[list[Flip], list[Flip]]:
+def _flips(
+    base: RunMetrics, new: RunMetrics, targets: list[TargetComparison]
+) -> tuple[list[Flip], list[Flip]]:
     base_cases = {(c.target, c.mode, c.case_id): c.passed for c in base.cases}
+    new_cases: dict[tuple[str, str], list[CaseSummary]] = {}
+    for c in new.cases:
+        new_cases.setdefault((c.target, c.mode), []).append(c)
     down: list[Flip] = []
     up: list[Flip] = []
-    for c in new.cases:
-        before = base_cases.get((c.target, c.mode, c.case_id))
-        if before is None:
-            continue
-        was, now = _majority_pass(before), _majority_pass(c.passed)
-        if was is None or now is None or was == now:
-            continue
-        flip = Flip(target=c.target, mode=c.mode, case_id=c.case_id, base=before, new=c.passed)
-        (down if was else up).append(flip)
+    for t in targets:
+        for c in new_cases.get((t.target, t.mode), []):
+            before = base_cases.get((t.base_target, t.mode, c.case_id))
+            if before is None or before.d == 0 or c.passed.d == 0:
+                continue
+            was, now = _all_pass(before), _all_pass(c.passed)
+            if was == now:
+                continue
+            failing_side = c.passed if was else before
+            flip = Flip(
+                title=t.title,
+                base_target=t.base_target,
+                target=t.target,
+                mode=t.mode,
+                case_id=c.case_id,
+                base=before,
+                new=c.passed,
+                kind="full" if failing_side.n == 0 else "partial",
+            )
+            (down if was else up).append(flip)
     return down, up
+
+
+_FLIP_GROUPS: tuple[tuple[str, FlipKind, str], ...] = (
+    ("pass_to_fail", "full", "Flipped pass -> fail, full (every repeat passed -> none passed)"),
+    ("pass_to_fail", "partial", "Flipped pass -> fail, partial (every repeat passed -> some failed)"),
+    ("fail_to_pass", "full", "Flipped fail -> pass, full (none passed -> every repeat passed)"),
+    ("fail_to_pass", "partial", "Flipped fail -> pass, partial (some failed -> every repeat passed)"),
+)
+
+
+def flip_groups(c: Comparison) -> list[tuple[str, list[Flip]]]:
+    """The flips in four titled groups: pass -> fail full and partial, fail -> pass full and partial."""
+    return [
+        (title, [f for f in getattr(c, direction) if f.kind == kind])
+        for direction, kind, title in _FLIP_GROUPS
+    ]
 
 
 def render_compare_json(comparison: Comparison) -> str:
     """The comparison as indented JSON."""
     return comparison.model_dump_json(indent=2) + "\n"
+
+
+def gate_text(c: Comparison) -> str:
+    """One sentence listing the thresholds of the gate."""
+    parts = [
+        f"pass-rate drop over {c.max_drop:g} points",
+        f"a drop with p < {c.alpha:g} in any model metric",
+        f"coverage drop over {c.max_coverage_drop:g} points",
+        "a BASE target with no partner or a target with nothing scorable",
+    ]
+    if c.max_latency_increase is not None:
+        parts.append(f"p95 latency increase over {c.max_latency_increase:g}%")
+    if c.max_cost_increase is not None:
+        parts.append(f"cost per pass increase over {c.max_cost_increase:g}%")
+    return "Gate: " + ", ".join(parts) + "."
 
 
 def render_compare_markdown(comparison: Comparison) -> str:
@@ -225,19 +527,21 @@ def render_compare_markdown(comparison: Comparison) -> str:
     out = [
         f"# fcbench compare: {md_escape(c.base_run)} -> {md_escape(c.new_run)}",
         "",
-        f"Dataset {md_escape(c.base_dataset)} -> {md_escape(c.new_dataset)}. Gate: pass-rate drop over "
-        f"{c.max_drop:g} points, or a drop with p < {c.alpha:g} in any model metric.",
+        f"Dataset {md_escape(c.base_dataset)} -> {md_escape(c.new_dataset)}. {gate_text(c)}",
     ]
-    if c.warnings or c.only_in_base or c.only_in_new:
+    if c.failures or c.warnings or c.only_in_new:
         out.append("")
-    for w in c.warnings:
-        out.append(f"- WARNING: {md_escape(w, limit=500)}")
-    for label, items in (("only in base", c.only_in_base), ("only in new", c.only_in_new)):
-        if items:
-            out.append(f"- Targets {label}: {md_escape(', '.join(items), limit=1000)}")
+    out += [f"- FAILED: {md_escape(f, limit=500)}" for f in c.failures]
+    out += [f"- WARNING: {md_escape(w, limit=500)}" for w in c.warnings]
+    if c.targets:
+        rows = [
+            [md_escape(t.title), md_escape(t.mode), t.pairing, md_escape(t.base_target), md_escape(t.target)]
+            for t in c.targets
+        ]
+        out += ["", "## Pairs", ""] + table(["Pair", "Mode", "Paired by", "Base target", "New target"], rows)
     for t in c.targets:
         flag = "REGRESSED" if t.regressed else "ok"
-        out += ["", f"## {md_escape(t.target)} [{md_escape(t.mode)}]: {flag}", ""]
+        out += ["", f"## {md_escape(t.title)} [{md_escape(t.mode)}]: {flag}", ""]
         out += [f"- {md_escape(r, limit=500)}" for r in t.reasons] + ([""] if t.reasons else [])
         rows = [
             [
@@ -250,16 +554,19 @@ def render_compare_markdown(comparison: Comparison) -> str:
             ]
             for d in t.deltas
         ]
-        out += table(["Metric", "Base", "New", "Δ points", "p-value", ""], rows)
-    for title, flips in (("Flipped pass -> fail", c.pass_to_fail), ("Flipped fail -> pass", c.fail_to_pass)):
-        out += ["", f"## {title} ({len(flips)})", ""]
+        out += table(["Metric", "Base", "New", "Δ points", "p-value", ""], rows) + [""]
+        out += table(
+            ["Latency and cost", "Base", "New", "Change", "Gate"], [_value_row(v) for v in t.operations]
+        )
+    for title, flips in flip_groups(c):
+        out += ["", f"## {title}: {len(flips)}", ""]
         if not flips:
             out.append("None.")
             continue
         rows = [
             [
                 md_escape(f.case_id),
-                md_escape(f"{f.target} [{f.mode}]"),
+                md_escape(f"{f.title} [{f.mode}]"),
                 fmt_rate(f.base, 0),
                 fmt_rate(f.new, 0),
             ]
@@ -268,5 +575,26 @@ def render_compare_markdown(comparison: Comparison) -> str:
         out += table(["Case", "Target", "Base", "New"], rows)
         if len(flips) > MAX_FLIPS_SHOWN:
             out.append(f"\n{len(flips) - MAX_FLIPS_SHOWN} more not shown (see --format json).")
-    out += ["", c.verdict]
+    out += ["", one_line(c.verdict)]
     return "\n".join(out) + "\n"
+
+
+_VALUE_TITLES = {
+    "latency_p50_ms": "Latency p50",
+    "latency_p95_ms": "Latency p95",
+    "cost_per_pass_usd": "Cost per passing observation",
+}
+
+
+def one_line(text: str) -> str:
+    """Text on one line that opens no HTML tag: control characters and line breaks gone, ``<`` escaped."""
+    return " ".join(strip_control(text).replace("<", "&lt;").split())
+
+
+def _value_row(v: ValueDelta) -> list[str]:
+    change = "–" if v.change_pct is None else f"{v.change_pct:+.1f}%"
+    if v.limit_pct is None:
+        gate = "not gated"
+    else:
+        gate = f"FAILED (limit +{v.limit_pct:g}%)" if v.exceeded else f"ok (limit +{v.limit_pct:g}%)"
+    return [_VALUE_TITLES[v.metric], fmt_value(v.metric, v.base), fmt_value(v.metric, v.new), change, gate]

@@ -12,8 +12,9 @@ from fcbench.grading.regrade import disagreements
 from fcbench.metrics import RunMetrics, compute_metrics
 from fcbench.report.common import md_escape
 from fcbench.report.csvfmt import render_csv
+from fcbench.report.github import render_github
 from fcbench.report.jsonfmt import render_json
-from fcbench.report.junit import render_junit
+from fcbench.report.junit import render_junit_run
 from fcbench.report.markdown import render_markdown
 from fcbench.store.records import read_manifest, run_record_dicts
 from fcbench.suite.loader import load_suite
@@ -21,22 +22,33 @@ from fcbench.suite.loader import load_suite
 RENDERERS: dict[str, Callable[[RunMetrics], str]] = {
     "md": render_markdown,
     "json": render_json,
-    "junit": render_junit,
     "csv": render_csv,
+    "github": render_github,
 }
-"""Formats rendered from the metrics alone. ``html`` also reads the observations (see :mod:`.html`)."""
+"""Formats rendered from the metrics alone."""
 
-FORMATS: tuple[str, ...] = (*RENDERERS, "html")
+
+def _render_html(run_dir: Path, modes: list[str] | None, profile: str) -> str:
+    from fcbench.report.html import render_html
+
+    return render_html(run_dir, modes=modes, profile=profile)
+
+
+RUN_RENDERERS: dict[str, Callable[[Path, list[str] | None, str], str]] = {
+    "html": _render_html,
+    "junit": render_junit_run,
+}
+"""Formats that also read the observations: ``(run_dir, modes, profile) -> text``."""
+
+FORMATS: tuple[str, ...] = (*RENDERERS, *RUN_RENDERERS)
 
 
 def render_report(
     run_dir: Path, fmt: str = "md", modes: list[str] | None = None, profile: str = "strict"
 ) -> str:
     """The run's metrics (only ``modes``, scored by ``profile``) rendered as ``fmt``."""
-    if fmt == "html":
-        from fcbench.report.html import render_html
-
-        return render_html(run_dir, modes=modes, profile=profile)
+    if fmt in RUN_RENDERERS:
+        return RUN_RENDERERS[fmt](run_dir, modes, profile)
     renderer = RENDERERS.get(fmt)
     if renderer is None:
         raise ValueError(f"unknown report format {fmt!r}; choose from {', '.join(FORMATS)}")

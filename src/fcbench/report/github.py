@@ -1,0 +1,140 @@
+"""GitHub step summary format: compact markdown for ``$GITHUB_STEP_SUMMARY``, the verdict first.
+
+``fcbench report RUN --format github`` starts with ``**PASS**: ...`` when every case x target result
+passed, else ``**FAIL**: ...`` with the failed and errored counts (the same counting as the JUnit
+report), then one row per target and mode: name, label, pass rate n/d, coverage n/d and provider
+errors by code.
+
+``fcbench compare BASE NEW --format github`` starts with ``**PASS**: ...`` or ``**FAIL**: N
+thresholds failed``, then one row per pair with the deltas, the failed thresholds (one line each,
+naming the target), warnings, and the flipped cases (full and partial, both directions).
+
+All text from runs, configs or models is escaped with :func:`~fcbench.report.common.md_escape`.
+"""
+
+from __future__ import annotations
+
+from fcbench.metrics import Rate, RunMetrics, TargetMetrics
+from fcbench.report.common import fmt_rate, md_escape
+from fcbench.report.compare import Comparison, TargetComparison, ValueDelta, flip_groups, fmt_value
+from fcbench.report.markdown import table
+
+MAX_FLIPS_LISTED = 20
+"""Flipped cases listed per group; the rest are counted (the JSON output has them all)."""
+
+
+def _errors(codes: dict[str, int]) -> str:
+    return ", ".join(f"{md_escape(code)} {n}" for code, n in sorted(codes.items())) or "none"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def report_verdict(metrics: RunMetrics) -> str:
+    """``**PASS**: ...`` or ``**FAIL**: ...`` over the case x target results of one run."""
+    total = len(metrics.cases)
+    failed = sum(1 for c in metrics.cases if c.passed.n < c.passed.d)
+    errored = sum(1 for c in metrics.cases if c.passed.n == c.passed.d and c.errors)
+    if total == 0:
+        return "**FAIL**: no case was observed"
+    if failed or errored:
+        return (
+            f"**FAIL**: {failed} of {total} case x target results failed, "
+            f"{errored} lost to provider or harness errors"
+        )
+    return f"**PASS**: all {total} case x target results passed"
+
+
+def _target_row(t: TargetMetrics) -> list[str]:
+    return [
+        md_escape(t.name or t.target),
+        md_escape(t.target),
+        md_escape(t.mode),
+        fmt_rate(t.pass_rate),
+        fmt_rate(t.coverage),
+        _errors(t.provider_errors),
+    ]
+
+
+def render_github(metrics: RunMetrics) -> str:
+    """One run as a step summary: the verdict, then the per-target table."""
+    run = metrics.run
+    out = [
+        report_verdict(metrics),
+        "",
+        f"fcbench run {md_escape(run.run_id)}: suite {md_escape(run.suite)} "
+        f"{md_escape(run.dataset_version)}, {run.repeats} repeats.",
+        "",
+    ]
+    out += table(
+        ["Name", "Target", "Mode", "Pass rate", "Coverage", "Provider errors"],
+        [_target_row(t) for t in metrics.targets],
+    )
+    return "\n".join(out) + "\n"
+
+
+def compare_verdict(c: Comparison) -> str:
+    """``**FAIL**: N thresholds failed`` or ``**PASS**: ...``."""
+    if c.failures:
+        return f"**FAIL**: {_plural(len(c.failures), 'threshold')} failed"
+    return f"**PASS**: {_plural(len(c.targets), 'target')} compared, no threshold failed"
+
+
+def _rates(t: TargetComparison, metric: str) -> tuple[Rate, Rate, str]:
+    d = next(d for d in t.deltas if d.metric == metric)
+    return d.base, d.new, "–" if d.delta_points is None else f"{d.delta_points:+.1f}"
+
+
+def _value(t: TargetComparison, metric: str) -> str:
+    v: ValueDelta = next(v for v in t.operations if v.metric == metric)
+    change = "" if v.change_pct is None else f" ({v.change_pct:+.0f}%)"
+    flag = " FAILED" if v.exceeded else ""
+    return f"{fmt_value(v.metric, v.base)} → {fmt_value(v.metric, v.new)}{change}{flag}"
+
+
+def _pair_row(t: TargetComparison) -> list[str]:
+    pb, pn, pd = _rates(t, "pass_rate")
+    cb, cn, cd = _rates(t, "coverage")
+    label = t.target if t.base_target == t.target else f"{t.base_target} → {t.target}"
+    return [
+        ("**REGRESSED** " if t.regressed else "") + md_escape(t.title if t.name != t.new_name else t.name),
+        md_escape(label),
+        md_escape(t.mode),
+        md_escape(t.pairing),
+        f"{fmt_rate(pb)} → {fmt_rate(pn)}",
+        pd,
+        f"{fmt_rate(cb)} → {fmt_rate(cn)}",
+        cd,
+        _value(t, "latency_p95_ms"),
+        _value(t, "cost_per_pass_usd"),
+        _errors(t.new_provider_errors),
+    ]
+
+
+def render_compare_github(comparison: Comparison) -> str:
+    """A comparison as a step summary: the verdict, the per-pair table, failed thresholds and flips."""
+    c = comparison
+    out = [compare_verdict(c), "", f"fcbench compare {md_escape(c.base_run)} → {md_escape(c.new_run)}", ""]
+    header = ["Name", "Target", "Mode", "Paired by", "Pass rate", "Δ points", "Coverage", "Δ points"]
+    header += ["p95 latency", "Cost per pass", "Provider errors (new)"]
+    out += table(header, [_pair_row(t) for t in c.targets])
+    if c.failures:
+        out += ["", "### Failed thresholds", ""] + [f"- {md_escape(f, limit=500)}" for f in c.failures]
+    if c.warnings:
+        out += ["", "### Warnings", ""] + [f"- {md_escape(w, limit=500)}" for w in c.warnings]
+    groups = flip_groups(c)
+    out += ["", "### Flipped cases", ""]
+    out += table(["Flip", "Cases"], [[title, str(len(flips))] for title, flips in groups])
+    for title, flips in groups:
+        if not flips:
+            continue
+        out += ["", f"**{title}**", ""]
+        out += [
+            f"- {md_escape(f.case_id)}: {md_escape(f.title)} \\[{md_escape(f.mode)}\\] "
+            f"{f.base.n}/{f.base.d} → {f.new.n}/{f.new.d}"
+            for f in flips[:MAX_FLIPS_LISTED]
+        ]
+        if len(flips) > MAX_FLIPS_LISTED:
+            out.append(f"- … {len(flips) - MAX_FLIPS_LISTED} more (see --format json)")
+    return "\n".join(out) + "\n"
