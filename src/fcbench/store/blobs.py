@@ -18,7 +18,7 @@ import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 BLOBS_FILE = "blobs.jsonl.gz"
 BLOB_KEY = "$blob"
@@ -107,7 +107,28 @@ def expand_blobs(value: Any, blobs: dict[str, Any]) -> Any:
     return value
 
 
-class BlobStore:
+class DurableAppender:
+    """A file appended to in batches: :meth:`sync` writes what is queued, then flushes and fsyncs."""
+
+    _file: IO[Any]
+
+    def _write_pending(self) -> None:
+        raise NotImplementedError
+
+    def sync(self) -> None:
+        """Write what is queued, then flush and fsync so it survives a crash."""
+        self._write_pending()
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        """Sync and close (closing twice is harmless)."""
+        if not self._file.closed:
+            self.sync()
+            self._file.close()
+
+
+class BlobStore(DurableAppender):
     """Appends new blobs to a run's blob file; knows every blob already stored."""
 
     def __init__(self, path: Path, min_bytes: int = BLOB_MIN_BYTES) -> None:
@@ -144,16 +165,8 @@ class BlobStore:
         """A record's ``raw`` with its request, response and attempts compacted separately."""
         return {key: self.compact(value) for key, value in raw.items()}
 
-    def sync(self) -> None:
-        """Write the queued blobs as one gzip member, then flush and fsync."""
+    def _write_pending(self) -> None:
+        """The queued blobs as one gzip member."""
         if self._pending:
             self._file.write(gzip.compress("".join(self._pending).encode("utf-8"), compresslevel=6))
             self._pending.clear()
-        self._file.flush()
-        os.fsync(self._file.fileno())
-
-    def close(self) -> None:
-        """Sync and close."""
-        if not self._file.closed:
-            self.sync()
-            self._file.close()

@@ -20,7 +20,7 @@ from fcbench.contract import Anomaly, ModeName, Outcome, SchemaChange, Usage
 from fcbench.endpoints import target_label
 from fcbench.errors import RunStateError
 from fcbench.grading.verdict import Verdict
-from fcbench.store.blobs import BLOBS_FILE, BlobStore
+from fcbench.store.blobs import BLOBS_FILE, BlobStore, DurableAppender
 
 RECORD_VERSION = "2"
 """Version of the record format. 2: typed outcome, anomalies, usage and verdict (with the recovery
@@ -225,7 +225,7 @@ def read_manifest(run_dir: Path) -> Manifest:
         raise RunStateError(f"{path}: invalid manifest: {where}: {first['msg']}") from exc
 
 
-class RecordWriter:
+class RecordWriter(DurableAppender):
     """Appends records to ``records.jsonl`` in small batches, each flushed and fsynced.
 
     Raw exchanges are compacted through a :class:`~fcbench.store.blobs.BlobStore` beside the records.
@@ -254,21 +254,18 @@ class RecordWriter:
         if len(self._pending) >= self._batch or time.monotonic() - self._oldest >= self._max_wait_s:
             self.sync()
 
-    def sync(self) -> None:
-        """Write, flush and fsync the queued blobs, then the queued records."""
+    def _write_pending(self) -> None:
+        """The queued blobs (written and fsynced first, so no record points at a missing blob), then
+        the queued records."""
         self._blobs.sync()
         if self._pending:
             self._file.writelines(self._pending)
             self._pending.clear()
-        self._file.flush()
-        os.fsync(self._file.fileno())
 
     def close(self) -> None:
-        """Sync and close the files."""
-        if not self._file.closed:
-            self.sync()
-            self._file.close()
-            self._blobs.close()
+        """Sync and close the records and the blob files."""
+        super().close()
+        self._blobs.close()
 
     def __enter__(self) -> RecordWriter:
         return self
