@@ -35,6 +35,7 @@ from fcbench.run.observe import ObservationContext, RequestHeaders, TurnRequest,
 from fcbench.run.plan import Planned, Shard, Target, build_plan, execution_order, planned_by, select_cases
 from fcbench.run.pool import FailFast, ProgressSink, run_plan
 from fcbench.schema.validate import ValidatorCache
+from fcbench.store.lock import run_dir_lock
 from fcbench.store.records import (
     RECORDS_FILE,
     Manifest,
@@ -306,47 +307,48 @@ async def execute(
     plan = _plan(spec)
     manifest = _manifest(spec, plan, pinned)
     spec.run_dir.mkdir(parents=True, exist_ok=True)
-    if spec.resume:
-        manifest = _check_resumable(spec, manifest)
-    else:
-        (spec.run_dir / CONFIG_FILE).write_text(config.model_dump_json(indent=2, by_alias=False) + "\n")
-        write_manifest(spec.run_dir, manifest)
-    done = recorded_keys(spec.run_dir)
-    todo = [p for p in execution_order(plan) if p.key not in done]
-    retry_budget = config.retry_budget if config.retry_budget is not None else len(plan) // 10 + 20
-    transport = Transport(
-        timeout_s=config.timeout_ms / 1000,
-        retry=RetryPolicy(max_retries=config.max_retries, budget=retry_budget),
-        redactor=Redactor(spec.api_keys.values()),
-        concurrency=config.concurrency,
-    )
-    ctx = ObservationContext(
-        run_id=spec.run_id,
-        suite=spec.suite,
-        transport=transport,
-        prices=PriceTable({m: (p.input, p.output) for m, p in config.prices.items()}),
-        validators=ValidatorCache(),
-        api_keys=spec.api_keys,
-        temperature=config.temperature,
-        max_tokens=config.max_tokens,
-        seed=config.seed,
-        requests=spec.requests,
-        headers=headers,
-    )
-    sink = progress or ProgressSink()
-    already = Counter(p.target.label for p in plan if p.key in done)
-    sink.start(dict(Counter(p.target.label for p in plan)), dict(already))
-
-    guard = FailFast(limit=config.gate.fail_fast)
-    try:
-        recorded = await run_plan(
-            ctx, todo, observe, spec.run_dir / RECORDS_FILE, sink, config.concurrency, guard
+    with run_dir_lock(spec.run_dir):
+        if spec.resume:
+            manifest = _check_resumable(spec, manifest)
+        else:
+            (spec.run_dir / CONFIG_FILE).write_text(config.model_dump_json(indent=2, by_alias=False) + "\n")
+            write_manifest(spec.run_dir, manifest)
+        done = recorded_keys(spec.run_dir)
+        todo = [p for p in execution_order(plan) if p.key not in done]
+        retry_budget = config.retry_budget if config.retry_budget is not None else len(plan) // 10 + 20
+        transport = Transport(
+            timeout_s=config.timeout_ms / 1000,
+            retry=RetryPolicy(max_retries=config.max_retries, budget=retry_budget),
+            redactor=Redactor(spec.api_keys.values()),
+            concurrency=config.concurrency,
         )
-    finally:
-        await transport.aclose()
-    if len(recorded_keys(spec.run_dir)) >= len(plan):
-        manifest = manifest.model_copy(update={"finished_at": now_iso()})
-        write_manifest(spec.run_dir, manifest)
+        ctx = ObservationContext(
+            run_id=spec.run_id,
+            suite=spec.suite,
+            transport=transport,
+            prices=PriceTable({m: (p.input, p.output) for m, p in config.prices.items()}),
+            validators=ValidatorCache(),
+            api_keys=spec.api_keys,
+            temperature=config.temperature,
+            max_tokens=config.max_tokens,
+            seed=config.seed,
+            requests=spec.requests,
+            headers=headers,
+        )
+        sink = progress or ProgressSink()
+        already = Counter(p.target.label for p in plan if p.key in done)
+        sink.start(dict(Counter(p.target.label for p in plan)), dict(already))
+
+        guard = FailFast(limit=config.gate.fail_fast)
+        try:
+            recorded = await run_plan(
+                ctx, todo, observe, spec.run_dir / RECORDS_FILE, sink, config.concurrency, guard
+            )
+        finally:
+            await transport.aclose()
+        if len(recorded_keys(spec.run_dir)) >= len(plan):
+            manifest = manifest.model_copy(update={"finished_at": now_iso()})
+            write_manifest(spec.run_dir, manifest)
     return RunResult(
         spec.run_dir,
         manifest,

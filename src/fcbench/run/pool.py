@@ -83,8 +83,9 @@ async def run_plan(
     """Observe ``todo`` with ``concurrency`` asyncio workers, appending one record each; return the count.
 
     A harness exception in one observation, or a record that cannot be serialised, becomes a
-    ``provider_error: harness`` record and the workers go on. Observations of a target that
-    ``fail_fast`` stopped are left unobserved (a resumed run observes them).
+    ``provider_error: harness`` record and the workers go on. A timer writes finished records
+    that waited ``max_wait_s``, so a slow provider never holds paid observations in memory.
+    Observations of a target that ``fail_fast`` stopped are left unobserved (a resume does them).
     """
     recorded = 0
     queue: Iterator[Planned] = iter(todo)
@@ -119,8 +120,15 @@ async def run_plan(
                     if label not in guard.stopped:
                         await observe_and_write(planned)
 
+        async def flush_on_time() -> None:
+            while True:
+                await asyncio.sleep(writer.max_wait_s / 2)
+                writer.sync_if_due()
+
+        flusher = asyncio.create_task(flush_on_time())
         try:
             await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(todo), 1)))))
         finally:
+            flusher.cancel()
             sink.stop()
     return recorded

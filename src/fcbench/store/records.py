@@ -254,6 +254,17 @@ class RecordWriter(DurableAppender):
         if len(self._pending) >= self._batch or time.monotonic() - self._oldest >= self._max_wait_s:
             self.sync()
 
+    def sync_if_due(self) -> None:
+        """Write the queued records when the oldest has waited ``max_wait_s`` (called on a timer, so a
+        finished observation reaches the disk even when no other one follows it)."""
+        if self._pending and time.monotonic() - self._oldest >= self._max_wait_s:
+            self.sync()
+
+    @property
+    def max_wait_s(self) -> float:
+        """How long a finished record may wait in memory before it is written."""
+        return self._max_wait_s
+
     def _write_pending(self) -> None:
         """The queued blobs (written and fsynced first, so no record points at a missing blob), then
         the queued records."""

@@ -1,0 +1,46 @@
+"""An exclusive lock on a run directory, so two processes never write one run.
+
+``fcbench run`` (and ``--resume``) hold the lock for as long as they write; a second process
+asking for it gets a :class:`~fcbench.errors.RunStateError` naming the holder (exit 2) instead
+of recording every missing observation a second time. The lock is an ``flock`` on ``.lock`` in
+the run directory: the kernel releases it when the holder exits, even when killed, so a stale
+file never blocks a resume.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from fcbench.errors import RunStateError
+
+LOCK_FILE = ".lock"
+"""The lock file inside a run directory (it holds the holder's pid, for the error message)."""
+
+
+@contextlib.contextmanager
+def run_dir_lock(run_dir: Path) -> Iterator[None]:
+    """Hold ``run_dir`` exclusively for the ``with`` block, or raise :class:`RunStateError` at once."""
+    handle = (run_dir / LOCK_FILE).open("a+", encoding="utf-8")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise RunStateError(
+            f"{run_dir}: in use by another fcbench process ({holder}); "
+            "wait for it to finish, then resume if anything is left"
+        ) from None
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}\n")
+        handle.flush()
+        yield
+    finally:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        handle.close()
