@@ -2,11 +2,20 @@
 
 API keys travel in headers (``Authorization``, ``x-api-key``, ``x-goog-api-key``, ``api-key``) or in
 query strings (Gemini's ``key=``). A :class:`Redactor` knows the secrets in play and replaces them
-wherever they appear: header values, URLs, and any string inside a JSON value.
+wherever they appear: header values, URLs, and any string inside a JSON value or any container
+the adapters keep (lists, tuples such as stream events, dicts, keys included).
+
+A provider that echoes a key back in a stream may split it across deltas, so the raw events
+hold it in pieces. Besides every whole secret, any run of at least :data:`MIN_FRAGMENT`
+characters of a secret (of at least :data:`MIN_FRAGMENT_SECRET` characters) is redacted too:
+each piece of a key split in two or three is caught. Pieces shorter than that (a key streamed a
+few characters at a time) stay in the raw events; the assembled text, where the key is whole,
+is always redacted.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -14,6 +23,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 REDACTED = "[REDACTED]"
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"})
 SECRET_QUERY_KEYS = frozenset({"key", "api_key", "api-key", "access_token"})
+MIN_FRAGMENT = 8
+"""Shortest run of a secret's characters redacted on its own (a piece of a key split across deltas)."""
+MIN_FRAGMENT_SECRET = 16
+"""Secrets shorter than this are redacted only whole (their pieces are too short to be telling)."""
 
 
 class Redactor:
@@ -24,17 +37,40 @@ class Redactor:
         # (e.g. "Illegal header value b'Bearer sk-...\\n'") show it escaped or trimmed.
         forms = {form for s in secrets if s for form in (s, s.strip())}
         self._secrets = sorted({s for s in forms if len(s) >= 4}, key=len, reverse=True)
+        long_ones = [s for s in self._secrets if len(s) >= MIN_FRAGMENT_SECRET]
+        grams = sorted({s[i : i + MIN_FRAGMENT] for s in long_ones for i in range(len(s) - MIN_FRAGMENT + 1)})
+        self._fragment = re.compile("|".join(map(re.escape, grams))) if grams else None
+        self._long = long_ones
 
     def with_secret(self, secret: str | None) -> Redactor:
         """A redactor that also knows ``secret``."""
         return Redactor([*self._secrets, secret])
 
     def text(self, value: str) -> str:
-        """``value`` with every known secret replaced."""
+        """``value`` with every known secret, and every long enough piece of one, replaced."""
         for secret in self._secrets:
             if secret in value:
                 value = value.replace(secret, REDACTED)
-        return value
+        if self._fragment is None or not self._fragment.search(value):
+            return value
+        return self._pieces_redacted(value)
+
+    def _pieces_redacted(self, value: str) -> str:
+        """Replace each maximal run of characters that is a substring of a long secret."""
+        assert self._fragment is not None
+        out: list[str] = []
+        end = 0
+        for match in self._fragment.finditer(value):
+            start = max(match.start(), end)
+            if start >= match.end():
+                continue
+            stop = match.end()
+            while stop < len(value) and any(value[start : stop + 1] in s for s in self._long):
+                stop += 1
+            out.append(value[end:start] + REDACTED)
+            end = stop
+        out.append(value[end:])
+        return "".join(out)
 
     def url(self, url: str) -> str:
         """A URL with secret query parameters and known secrets replaced."""
@@ -52,13 +88,16 @@ class Redactor:
         return {k: (REDACTED if k.lower() in SECRET_HEADERS else self.text(v)) for k, v in headers.items()}
 
     def json(self, value: Any) -> Any:
-        """A copy of a JSON value with every known secret replaced inside strings (keys included)."""
+        """A copy of a value with every known secret replaced inside strings (keys included), in
+        dicts, lists and tuples at any depth."""
         if not self._secrets:
             return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, list):
             return [self.json(v) for v in value]
+        if isinstance(value, tuple):  # stream events are kept as (event name, data) pairs
+            return tuple(self.json(v) for v in value)
         if isinstance(value, dict):
             return {self.text(k): self.json(v) for k, v in value.items()}
         return value
