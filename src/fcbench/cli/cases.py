@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from fcbench.suite.lint import pattern_warnings
 from fcbench.suite.loader import Suite, builtin_suites, load_suite
 from fcbench.suite.models import Case, ExpectClarification, ExpectTool, ExpectTools
 
@@ -63,10 +64,14 @@ def validate_command(
     """Check a suite completely; print a summary, or every problem with file:line (exit 2)."""
     loaded = load_suite(suite)
     summary = summarise(loaded)
+    warnings = pattern_warnings(loaded)
     console = Console(highlight=False, soft_wrap=True)
     if as_json:
-        console.print_json(json.dumps(summary))
+        console.print_json(json.dumps({**summary, "warnings": warnings}))
         return
+    errors = Console(stderr=True, highlight=False, soft_wrap=True)
+    for warning in warnings:
+        errors.print(f"warning: {warning}", markup=False)
     console.print(
         f"[green]ok[/]: suite [bold]{escape(summary['suite'])}[/] {escape(summary['dataset_version'])}: "
         f"{summary['cases']} cases, dataset hash {summary['dataset_hash'][:16]}"

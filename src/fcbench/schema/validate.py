@@ -3,18 +3,25 @@
 Draft 2020-12 with ``format`` checked, every error collected, and nothing changed: no type
 coercion, no defaults inserted, no properties removed. The ``jsonschema`` library never mutates
 the instance, which is the point. Validators are compiled once per schema and reused.
+
+The keywords that match suite-provided regular expressions (``pattern``, ``patternProperties``
+and the ``additionalProperties`` check that depends on them) use time-bounded matching
+(:mod:`fcbench.schema.patterns`): a value a pattern cannot be checked against in time is an
+error saying so, and validation never blocks.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError, ValidationError
 
 from fcbench.errors import CaseError
+from fcbench.schema.patterns import MATCH_TIMEOUT_S, bounded_search
 
 FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
 
@@ -27,6 +34,74 @@ class ValidationResult:
     """True when the value satisfies the schema as produced."""
     errors: list[str] = field(default_factory=list)
     """One message per violation, each prefixed with the JSON path of the offending value."""
+
+
+def _unchecked(value: str, pattern: str) -> ValidationError:
+    return ValidationError(
+        f"{value!r} could not be checked against {pattern!r} within {MATCH_TIMEOUT_S * 1000:.0f} ms "
+        "(the pattern backtracks catastrophically)"
+    )
+
+
+def _pattern(
+    validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "string"):
+        return
+    found = bounded_search(pattern, instance)
+    if found is None:
+        yield _unchecked(instance, pattern)
+    elif not found:
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(
+    validator: Any, patterns: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            found = bounded_search(pattern, key)
+            if found is None:
+                yield _unchecked(key, pattern)
+            elif found:
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(
+    validator: Any, allowed: Any, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    properties = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    extras = [
+        key for key in instance if key not in properties and not any(bounded_search(p, key) for p in patterns)
+    ]
+    if validator.is_type(allowed, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], allowed, path=extra)
+    elif allowed is False and extras:  # the messages jsonschema itself gives
+        listed = ", ".join(repr(key) for key in sorted(extras, key=str))
+        if patterns:
+            verb = "does" if len(extras) == 1 else "do"
+            regexes = ", ".join(repr(p) for p in sorted(patterns))
+            yield ValidationError(f"{listed} {verb} not match any of the regexes: {regexes}")
+        else:
+            verb = "was" if len(extras) == 1 else "were"
+            yield ValidationError(f"Additional properties are not allowed ({listed} {verb} unexpected)")
+
+
+BoundedValidator = validators.extend(
+    Draft202012Validator,
+    {
+        "pattern": _pattern,
+        "patternProperties": _pattern_properties,
+        "additionalProperties": _additional_properties,
+    },
+)
+"""Draft 2020-12 with every suite-provided regular expression matched under a deadline."""
 
 
 def _path(parts: Any) -> str:
@@ -42,7 +117,7 @@ class SchemaValidator:
             Draft202012Validator.check_schema(schema)
         except SchemaError as exc:
             raise CaseError(f"invalid JSON Schema at {_path(exc.absolute_path)}: {exc.message}") from exc
-        self._validator = Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
+        self._validator = BoundedValidator(schema, format_checker=FORMAT_CHECKER)
 
     def validate(self, instance: Any) -> ValidationResult:
         """Validate ``instance`` without modifying it; collect every error, sorted by path."""
