@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -21,11 +23,16 @@ from fcbench.contract import ModeName
 from fcbench.endpoints import DEFAULT_TARGETS, Endpoint, target_label
 from fcbench.errors import ConfigError
 
+CREDENTIAL_HEADER = re.compile(
+    r"auth|api[-_]?key|token|secret|cookie|password|session|subscription[-_]key|signature", re.IGNORECASE
+)
+"""Header names that suggest a credential: refused in a config, since configs are written to disk."""
+
 
 class EndpointConfig(BaseModel):
     """A user-defined endpoint (any server speaking a known dialect)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     dialect: str
     base_url: str | list[str]
@@ -44,25 +51,34 @@ class EndpointConfig(BaseModel):
 
     @field_validator("base_url")
     @classmethod
-    def _non_empty_url(cls, value: str | list[str]) -> str | list[str]:
+    def _http_urls(cls, value: str | list[str]) -> str | list[str]:
         urls = [value] if isinstance(value, str) else value
         if not urls or any(not u.strip() for u in urls):
             raise ValueError("must be a non-empty URL or list of URLs")
+        for url in urls:
+            parts = urlsplit(url.strip())
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ValueError(f"{url!r} is not an http:// or https:// URL with a host")
         return value
 
     @field_validator("headers")
     @classmethod
-    def _no_secret_headers(cls, value: dict[str, str]) -> dict[str, str]:
-        secret = {"authorization", "x-api-key", "x-goog-api-key", "api-key"}
-        if any(k.lower() in secret for k in value):
-            raise ValueError("put API keys in an environment variable named by api_key_env, not in headers")
+    def _safe_headers(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, text in value.items():
+            if CREDENTIAL_HEADER.search(name):
+                raise ValueError(
+                    f"header {name!r} looks like a credential: put it in an environment variable named "
+                    "by api_key_env, not in the config (config.json is written beside every run)"
+                )
+            if any(ch in f"{name}{text}" for ch in "\r\n\x00"):
+                raise ValueError(f"header {name!r}: names and values may not hold line breaks")
         return value
 
 
 class ModelEntry(BaseModel):
     """The seed's ``models`` entry: an endpoint (``provider``) and a pinned model id."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     provider: str
     model: str
@@ -71,7 +87,7 @@ class ModelEntry(BaseModel):
 class NamedTarget(BaseModel):
     """A target with a name of the user's, so runs compare by role (``prod``) across model upgrades."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str = Field(min_length=1)
     """The role of this target (``prod``, ``candidate``); ``fcbench compare`` pairs targets by it."""
@@ -82,7 +98,7 @@ class NamedTarget(BaseModel):
 class Price(BaseModel):
     """USD per million tokens."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     input: float = Field(ge=0)
     output: float = Field(ge=0)
@@ -91,7 +107,7 @@ class Price(BaseModel):
 class Gate(BaseModel):
     """Thresholds a run must meet, per target and mode, or ``fcbench run`` exits 1 (fractions 0..1)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
     min_coverage: float = Field(default=0.9, ge=0, le=1, alias="minCoverage")
     """Scorable / planned observations; below it the run measured too little to be trusted (0 disables)."""
@@ -116,7 +132,7 @@ class Gate(BaseModel):
 class RunConfig(BaseModel):
     """Everything a run needs besides the suite's content."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
     suite: str = "core"
     dataset_version: str | None = Field(default=None, alias="datasetVersion")
@@ -172,6 +188,59 @@ class RunConfig(BaseModel):
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+MAX_CONFIG_BYTES = 1_000_000
+"""A config file larger than this is refused (configs are a few KB)."""
+MAX_YAML_ALIASES = 100
+"""YAML aliases allowed in a config: enough for anchors."""
+MAX_CONFIG_VALUES = 100_000
+"""Values a config may hold once its aliases are expanded (an alias bomb holds billions)."""
+
+
+def _too_many_values(value: Any, budget: int = MAX_CONFIG_VALUES) -> bool:
+    """Whether ``value``, aliases expanded, holds more than ``budget`` values (stops counting there)."""
+    stack = [value]
+    count = 0
+    while stack:
+        item = stack.pop()
+        count += 1
+        if count > budget:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+class _StrictYamlLoader(yaml.SafeLoader):
+    """A safe YAML loader that refuses duplicate keys and more than :data:`MAX_YAML_ALIASES` aliases."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                mark = self.peek_event().start_mark
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"more than {MAX_YAML_ALIASES} aliases (an alias bomb?)", mark
+                )
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def _key_path(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc) or "(root)"
 
@@ -195,7 +264,14 @@ def load_config(
         except UnicodeDecodeError as exc:
             raise ConfigError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=str(path)) from exc
         try:
-            loaded = yaml.safe_load(text) if text.strip() else None
+            if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
+                raise ConfigError(f"larger than {MAX_CONFIG_BYTES} bytes; not a config", path=str(path))
+            loaded = yaml.load(text, Loader=_StrictYamlLoader) if text.strip() else None  # noqa: S506
+            if _too_many_values(loaded):
+                raise ConfigError(
+                    f"holds more than {MAX_CONFIG_VALUES} values once its aliases are expanded",
+                    path=str(path),
+                )
             json.dumps(loaded, ensure_ascii=False, default=str, skipkeys=True).encode("utf-8")
         except UnicodeEncodeError as exc:
             escape = f"\\u{ord(exc.object[exc.start]):04x}"
