@@ -13,10 +13,9 @@ from collections import Counter
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from fcbench.report.terminal import data_console, terminal_text
 from fcbench.suite.lint import pattern_warnings
 from fcbench.suite.loader import Suite, builtin_suites, load_suite
 from fcbench.suite.models import Case, ExpectClarification, ExpectTool, ExpectTools
@@ -65,19 +64,20 @@ def validate_command(
     loaded = load_suite(suite)
     summary = summarise(loaded)
     warnings = pattern_warnings(loaded)
-    console = Console(highlight=False, soft_wrap=True)
+    console = data_console()
     if as_json:
         console.print_json(json.dumps({**summary, "warnings": warnings}))
         return
-    errors = Console(stderr=True, highlight=False, soft_wrap=True)
+    errors = data_console(stderr=True)
     for warning in warnings:
-        errors.print(f"warning: {warning}", markup=False)
+        errors.print(terminal_text(f"warning: {warning}"))
     console.print(
-        f"[green]ok[/]: suite [bold]{escape(summary['suite'])}[/] {escape(summary['dataset_version'])}: "
+        f"[green]ok[/]: suite [bold]{terminal_text(summary['suite'])}[/] "
+        f"{terminal_text(summary['dataset_version'])}: "
         f"{summary['cases']} cases, dataset hash {summary['dataset_hash'][:16]}"
     )
     for name, tools in summary["tool_sets"].items():
-        console.print(escape(f"  tool set {name}: {len(tools)} tools ({', '.join(tools)})"))
+        console.print(terminal_text(f"  tool set {name}: {len(tools)} tools ({', '.join(tools)})"))
     table = Table(title=None, show_edge=False)
     table.add_column("category")
     for kind in KINDS:
@@ -100,14 +100,14 @@ def list_command(
     builtin: Annotated[bool, typer.Option("--builtin", help="List the built-in suites instead.")] = False,
 ) -> None:
     """Print a table of a suite's cases: id, category, what is expected, and tags."""
-    console = Console(highlight=False, soft_wrap=True)
+    console = data_console()
     if builtin:
         for name in builtin_suites():
             info = load_suite(name).info
-            console.print(escape(f"{name}\t{info.dataset_version}\t{info.description}"))
+            console.print(terminal_text(f"{name} {info.dataset_version} {info.description}"))
         return
     loaded = load_suite(suite)
-    table = Table(title=escape(f"{loaded.info.name} {loaded.info.dataset_version}"))
+    table = Table(title=terminal_text(f"{loaded.info.name} {loaded.info.dataset_version}"))
     for column in ("id", "category", "expected", "tags"):
         table.add_column(column, overflow="fold")
     shown = 0
@@ -117,7 +117,7 @@ def list_command(
         if tag is not None and tag not in case.tags:
             continue
         cells = (case.id, case.category, _expected_label(case), ", ".join(case.tags))
-        table.add_row(*(escape(cell) for cell in cells))
+        table.add_row(*(terminal_text(cell) for cell in cells))
         shown += 1
     console.print(table)
     console.print(f"{shown} of {len(loaded.cases)} cases")

@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from fcbench.report.terminal import terminal_text
 from fcbench.run import ProgressSink
 from fcbench.store.records import Record
 
@@ -60,7 +61,7 @@ class LineProgress(ProgressSink):
         self._seen_codes: set[str] = set()
 
     def _say(self, text: str) -> None:
-        self._console.print(text, highlight=False, markup=False, soft_wrap=True)
+        self._console.print(terminal_text(text), highlight=False, soft_wrap=True)
 
     def start(self, totals: dict[str, int], done: dict[str, int]) -> None:
         self._total = sum(totals.values())

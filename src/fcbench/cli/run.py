@@ -13,7 +13,7 @@ from fcbench.cli.common import embedded_mock, progress_sink
 from fcbench.config import load_config
 from fcbench.errors import ConfigError
 from fcbench.report.gate import check_gate
-from fcbench.report.terminal import print_summary
+from fcbench.report.terminal import data_console, print_summary, terminal_text
 from fcbench.run import PlanEstimate, RunResult, estimate, execute, prepare, stored_config
 from fcbench.run.plan import Shard
 
@@ -109,15 +109,15 @@ def run_command(
     shard_spec = Shard.parse(shard) if shard else None
     if dry_run:
         plan = prepare(cfg, out_root=out, resume_dir=resume, shard=shard_spec, check_keys=False)
-        print_estimate(Console(), estimate(plan))
+        print_estimate(data_console(), estimate(plan))
         return
     spec = prepare(cfg, out_root=out, resume_dir=resume, shard=shard_spec)
-    console = Console(stderr=True)
+    console = data_console(stderr=True)
     sink = progress_sink(console) if progress else None
     needs_mock = any(t.endpoint.is_mock for t in spec.targets)
     with embedded_mock(needs_mock, mock_latency_ms, mock_faults) as mock_url:
         result: RunResult = asyncio.run(execute(spec, mock_url=mock_url, progress=sink))
-    out_console = Console()
+    out_console = data_console()
     metrics = print_summary(out_console, result.run_dir)
     out_console.print(
         f"run {result.manifest.run_id}: {result.recorded} recorded now, {result.skipped} already recorded, "
@@ -127,7 +127,7 @@ def run_command(
     )
     failures = check_gate(metrics, cfg.gate, result.stopped)
     for failure in failures:
-        out_console.print(f"gate failed: {failure}", highlight=False, markup=False, soft_wrap=True)
+        out_console.print(terminal_text(f"gate failed: {failure}"))
     if failures:
         out_console.print(
             f"resume with: fcbench run --resume {result.run_dir}" if result.stopped else "", highlight=False

@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from fcbench.metrics import Rate, RunMetrics, compute_metrics
+
+_UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+"""C0 and C1 control characters (ESC, CSI, BEL, CR, LF, ...): data never moves the terminal's cursor."""
+
+
+def terminal_text(text: object) -> str:
+    """Untrusted text (case ids, tags, target labels, provider messages) safe to print with rich:
+    control characters dropped (so no ANSI or OSC-8 sequence reaches the terminal) and rich
+    markup escaped. Print it on a console made by :func:`data_console` (emoji codes off)."""
+    return escape(_UNSAFE.sub("", str(text)))
+
+
+def data_console(*, stderr: bool = False) -> Console:
+    """A console for data: no emoji codes (``a:b:m`` stays ``a:b:m``), no highlighting, no wrapping."""
+    return Console(stderr=stderr, emoji=False, highlight=False, soft_wrap=True)
 
 
 def _cell(rate: Rate) -> str:
@@ -18,7 +35,7 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     """Print one row per target and mode (observed, provider errors, decisions, schema validity,
     semantics, pass rate), then each provider error code with an example; return the metrics."""
     metrics = compute_metrics(run_dir)
-    table = Table(title=f"fcbench run {run_dir.name}")
+    table = Table(title=terminal_text(f"fcbench run {run_dir.name}"))
     for column in (
         "target",
         "mode",
@@ -34,8 +51,8 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
         if not t.observed:
             continue
         table.add_row(
-            t.target,
-            t.mode,
+            terminal_text(t.target),
+            terminal_text(t.mode),
             str(t.observed),
             str(sum(t.provider_errors.values())),
             _cell(t.selection_accuracy),
@@ -53,10 +70,7 @@ def print_provider_errors(console: Console, metrics: RunMetrics) -> None:
     for t in sorted(metrics.targets, key=lambda t: (t.target, t.mode)):
         for code, count in t.provider_errors.items():
             example = t.provider_error_examples.get(code, "")
-            console.print(
-                f"provider errors {t.target} [{t.mode}]: {code} x{count}"
-                + (f": {example}" if example else ""),
-                highlight=False,
-                markup=False,
-                soft_wrap=True,
+            line = f"provider errors {t.target} [{t.mode}]: {code} x{count}" + (
+                f": {example}" if example else ""
             )
+            console.print(terminal_text(line), highlight=False, soft_wrap=True)
