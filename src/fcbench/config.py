@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from fcbench.adapters import dialects
 from fcbench.contract import ModeName
-from fcbench.endpoints import DEFAULT_TARGETS, Endpoint, target_label
+from fcbench.endpoints import DEFAULT_TARGETS, MOCK_PLACEHOLDER, Endpoint, target_label
 from fcbench.errors import ConfigError
 
 CREDENTIAL_HEADER = re.compile(
@@ -56,9 +56,11 @@ class EndpointConfig(BaseModel):
         if not urls or any(not u.strip() for u in urls):
             raise ValueError("must be a non-empty URL or list of URLs")
         for url in urls:
-            parts = urlsplit(url.strip())
+            parts = urlsplit(url.strip().replace(MOCK_PLACEHOLDER, "http://127.0.0.1", 1))
             if parts.scheme not in ("http", "https") or not parts.hostname:
-                raise ValueError(f"{url!r} is not an http:// or https:// URL with a host")
+                raise ValueError(
+                    f"{url!r} is not an http:// or https:// URL with a host (or {MOCK_PLACEHOLDER}/...)"
+                )
         return value
 
     @field_validator("headers")

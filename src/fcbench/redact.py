@@ -6,17 +6,19 @@ wherever they appear: header values, URLs, and any string inside a JSON value or
 the adapters keep (lists, tuples such as stream events, dicts, keys included).
 
 A provider that echoes a key back in a stream may split it across deltas, so the raw events
-hold it in pieces. Besides every whole secret, any run of at least :data:`MIN_FRAGMENT`
-characters of a secret (of at least :data:`MIN_FRAGMENT_SECRET` characters) is redacted too:
-each piece of a key split in two or three is caught. Pieces shorter than that (a key streamed a
-few characters at a time) stay in the raw events; the assembled text, where the key is whole,
-is always redacted.
+hold it in pieces. In raw captures (:meth:`Redactor.raw`), besides every whole secret, any run
+of at least :data:`MIN_FRAGMENT` characters of a secret (of at least
+:data:`MIN_FRAGMENT_SECRET` characters) inside a string value is redacted too: each piece of a
+key split in two or three is caught. Pieces shorter than that (a key streamed a few characters
+at a time) stay in the raw events; the assembled text, where the key is whole, is always
+redacted. Canonical values (outcomes, messages) get whole-secret redaction only, so their
+structure is never touched.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -47,10 +49,15 @@ class Redactor:
         return Redactor([*self._secrets, secret])
 
     def text(self, value: str) -> str:
-        """``value`` with every known secret, and every long enough piece of one, replaced."""
+        """``value`` with every known secret replaced."""
         for secret in self._secrets:
             if secret in value:
                 value = value.replace(secret, REDACTED)
+        return value
+
+    def text_and_pieces(self, value: str) -> str:
+        """``value`` with every known secret, and every long enough piece of one, replaced."""
+        value = self.text(value)
         if self._fragment is None or not self._fragment.search(value):
             return value
         return self._pieces_redacted(value)
@@ -90,14 +97,20 @@ class Redactor:
     def json(self, value: Any) -> Any:
         """A copy of a value with every known secret replaced inside strings (keys included), in
         dicts, lists and tuples at any depth."""
-        if not self._secrets:
-            return value
+        return self._walk(value, self.text) if self._secrets else value
+
+    def raw(self, value: Any) -> Any:
+        """Like :meth:`json`, and string values also lose every long enough piece of a secret
+        (a key a provider echoed back split across stream deltas). For raw captures."""
+        return self._walk(value, self.text_and_pieces) if self._secrets else value
+
+    def _walk(self, value: Any, strings: Callable[[str], str]) -> Any:
         if isinstance(value, str):
-            return self.text(value)
+            return strings(value)
         if isinstance(value, list):
-            return [self.json(v) for v in value]
+            return [self._walk(v, strings) for v in value]
         if isinstance(value, tuple):  # stream events are kept as (event name, data) pairs
-            return tuple(self.json(v) for v in value)
+            return tuple(self._walk(v, strings) for v in value)
         if isinstance(value, dict):
-            return {self.text(k): self.json(v) for k, v in value.items()}
+            return {self.text(k): self._walk(v, strings) for k, v in value.items()}
         return value

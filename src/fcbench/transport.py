@@ -4,6 +4,31 @@ One pooled ``httpx.AsyncClient`` per endpoint, a per-endpoint concurrency limit,
 retries with backoff that honour the provider's retry hint and are capped by a run-wide retry
 budget, and raw capture of every exchange with secrets redacted. Failures become canonical
 ``provider_error`` outcomes (coverage loss), never exceptions.
+
+One fault taxonomy for every dialect, streamed or not: the transport classifies what fails on the
+connection, each adapter what its provider says (its ``errors`` module for error bodies and
+in-stream error events, its ``stream`` module for a corrupted stream); the same fault gets the same
+code in all of them. ``tests/adapters/test_fault_taxonomy.py`` injects every fault of the mock
+(:mod:`fcbench.mock.faults`) into every dialect over HTTP and checks this table:
+
+===================  ==================================================================  ================
+mock fault           what reaches the client                                             code
+===================  ==================================================================  ================
+``rate_limit``       429 (with the dialect's retry hint)                                 ``rate_limited``
+``server_error``     500                                                                 ``server``
+``overload``         503, Anthropic 529, or a 5xx whose message says "overloaded"        ``overloaded``
+``auth_error``       the dialect's bad-key answer (401, Gemini 400 ``API_KEY_INVALID``)  ``auth``
+``timeout``          no answer within the client timeout, or a 504                       ``timeout``
+``stream_cut``       the connection lost after the status line (body or stream cut)      ``bad_response``
+``malformed_json``   a 2xx body, or one stream event, that is not a JSON object          ``bad_response``
+``stream_error``     an error event in the stream (the mock sends an overload)           the event's code
+``slow_first_byte``  a late but complete answer (within the timeout)                     none: scored
+``split_args``       arguments streamed in 1-3 character fragments                       none: scored
+--                   connection refused or closed before any response                    ``server``
+===================  ==================================================================  ================
+
+None of these is ever a model outcome: a corrupted or cut wire is the provider's or the network's
+fault, so it is coverage loss (``not_scored``), never unparseable arguments or a text answer.
 """
 
 from __future__ import annotations
@@ -76,6 +101,10 @@ class Exchange:
 
 def _error_turn(code: str, message: str, status: int | None = None) -> ParsedTurn:
     return ParsedTurn(outcome=ProviderErrorOutcome(code=code, message=message, status=status))
+
+
+def _kept_headers(response: httpx.Response) -> dict[str, str]:
+    return {k: v for k, v in response.headers.items() if k.lower() in KEEP_RESPONSE_HEADERS}
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -215,7 +244,7 @@ class Transport:
             attempts.append({"status": response_raw.get("status"), "code": code, "latency_ms": latency_ms})
             retry = code in RETRYABLE_CODES and attempt <= self._retry.max_retries and self._budget.take()
             if not retry:
-                raw = {"request": request_raw, "response": redactor.json(valid_unicode(response_raw))}
+                raw = {"request": request_raw, "response": redactor.raw(valid_unicode(response_raw))}
                 if len(attempts) > 1:
                     raw["attempts"] = attempts
                 turn = clean_turn(turn, redactor)
@@ -235,8 +264,15 @@ class Transport:
         try:
             if built.stream:
                 return await self._attempt_stream(client, adapter, url, built, headers, offered)
-            response = await client.post(url, json=built.body, params=built.query or None, headers=headers)
-            return self._finish(adapter, response, offered)
+            request = client.build_request(
+                "POST", url, json=built.body, params=built.query or None, headers=headers
+            )
+            response = await client.send(request, stream=True)
+            try:
+                cut = await self._read_body(adapter, response)
+            finally:
+                await response.aclose()
+            return cut or self._finish(adapter, response, offered)
         except httpx.TimeoutException as exc:
             return (
                 _error_turn("timeout", f"timed out after {self._timeout:g}s ({type(exc).__name__})"),
@@ -246,6 +282,34 @@ class Transport:
         except httpx.HTTPError as exc:
             return _error_turn("server", f"connection failed: {type(exc).__name__}: {exc}"), {}, None
 
+    async def _read_body(
+        self, adapter: Adapter, response: httpx.Response
+    ) -> tuple[ParsedTurn, dict[str, Any], float | None] | None:
+        """Read the whole body; None once it is read, the failed attempt when the connection drops.
+
+        A body cut short after the status line is ``bad_response`` for a 2xx (the answer is lost,
+        whatever the model said); an error status still says what failed, so the adapter reads it.
+        A stalled read raises ``httpx.TimeoutException`` (``timeout``).
+        """
+        try:
+            await response.aread()
+        except httpx.TimeoutException:
+            raise
+        except (httpx.TransportError, httpx.StreamError) as exc:
+            cut = f"{type(exc).__name__}: {exc}"
+            raw = {"status": response.status_code, "headers": _kept_headers(response), "cut": cut}
+            if response.status_code >= 400:
+                lower = {k.lower(): v for k, v in response.headers.items()}
+                error = adapter.parse_error(response.status_code, "", lower)
+                return (
+                    ParsedTurn(outcome=error),
+                    raw,
+                    adapter.retry_after_seconds(response.status_code, "", lower),
+                )
+            message = f"response body cut after the status line ({cut})"
+            return _error_turn("bad_response", message, response.status_code), raw, None
+        return None
+
     def _finish(
         self, adapter: Adapter, response: httpx.Response, offered: Sequence[str]
     ) -> tuple[ParsedTurn, dict[str, Any], float | None]:
@@ -254,8 +318,7 @@ class Transport:
             body = response.json()
         except (ValueError, RecursionError):
             body = response.text
-        headers = {k: v for k, v in response.headers.items() if k.lower() in KEEP_RESPONSE_HEADERS}
-        raw = {"status": response.status_code, "headers": headers, "body": body}
+        raw = {"status": response.status_code, "headers": _kept_headers(response), "body": body}
         if response.status_code >= 400:
             lower = {k.lower(): v for k, v in response.headers.items()}
             error = adapter.parse_error(response.status_code, body, lower)
@@ -285,15 +348,19 @@ class Transport:
         ) as source:
             response = source.response
             if response.status_code >= 400:
-                await response.aread()
-                return self._finish(adapter, response, offered)
+                return await self._read_body(adapter, response) or self._finish(adapter, response, offered)
             if "text/event-stream" not in response.headers.get("content-type", ""):
-                await response.aread()
+                cut = await self._read_body(adapter, response)
+                if cut is not None:
+                    return cut
                 _, body_raw, _ = self._finish(adapter, response, offered)
                 message = f"expected an event stream, got {response.headers.get('content-type')!r}"
                 return _error_turn("bad_response", message, response.status_code), body_raw, None
-            kept = {k: v for k, v in response.headers.items() if k.lower() in KEEP_RESPONSE_HEADERS}
-            raw: dict[str, Any] = {"status": response.status_code, "headers": kept, "events": events}
+            raw: dict[str, Any] = {
+                "status": response.status_code,
+                "headers": _kept_headers(response),
+                "events": events,
+            }
             try:
                 async for sse in source.aiter_sse():
                     events.append((sse.event if sse.event != "message" else None, sse.data))

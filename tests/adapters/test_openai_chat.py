@@ -392,7 +392,7 @@ def _error(
         (500, _error("The server had an error", kind="server_error"), "server"),
         (502, "<html>bad gateway</html>", "server"),
         (503, _error("The engine is currently overloaded"), "overloaded"),
-        (504, "", "server"),
+        (504, "", "timeout"),
         (418, {"message": "I'm a teapot", "type": "BadRequestError", "code": 418}, "bad_request"),
     ],
 )
@@ -749,16 +749,17 @@ def test_stream_done_without_finish_reason_is_incomplete() -> None:
 
 def test_stream_junk_records_are_anomalies_not_exceptions() -> None:
     events = [
-        (None, "not json"),
-        (None, "[1, 2]"),
         chunk({"content": "Hi"}, "stop"),
         (None, ""),
         DONE,
         (None, '{"late": 1}'),
+        (None, "not json"),
     ]
     turn = ADAPTER.parse_stream(events)
     assert turn.outcome.kind == "text" and turn.outcome.text == "Hi"
-    assert codes(turn) == ["unknown_event", "unknown_event", "unknown_event"]
+    assert codes(turn) == ["unknown_event", "unknown_event"]
+    # a record before [DONE] that is not a JSON object is a corrupted wire (bad_response):
+    # tests/adapters/test_fault_taxonomy.py
 
 
 def test_stream_with_nothing_is_bad_response() -> None:

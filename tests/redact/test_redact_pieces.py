@@ -37,7 +37,7 @@ def test_a_key_split_in_two_stream_deltas_leaves_no_piece(
     at = max(MIN_FRAGMENT, min(len(key) - MIN_FRAGMENT, int(len(key) * cut)))
     first, second = key[:at], key[at:]
     events = [chat_delta(before + first), chat_delta(second + after), (None, "[DONE]")]
-    redacted = Redactor([key]).json({"events": events, "nested": [[tuple(events)]]})
+    redacted = Redactor([key]).raw({"events": events, "nested": [[tuple(events)]]})
     text = json.dumps(redacted, ensure_ascii=False)
     assert first not in text and second not in text
     for event_name, data in redacted["events"][:2]:
@@ -51,9 +51,19 @@ def test_text_without_a_piece_of_the_key_is_left_alone(key: str, words: list[str
     text = " ".join(words)
     if any(key[i : i + MIN_FRAGMENT] in text for i in range(len(key) - MIN_FRAGMENT + 1)):
         return
-    assert Redactor([key]).text(text) == text
+    assert Redactor([key]).raw(text) == text
 
 
 def test_short_secrets_are_only_redacted_whole() -> None:
     redactor = Redactor(["sim-key"])
-    assert redactor.text("the sim-key and sim-ke") == f"the {REDACTED} and sim-ke"
+    assert redactor.raw("the sim-key and sim-ke") == f"the {REDACTED} and sim-ke"
+
+
+def test_pieces_are_redacted_in_raw_string_values_only() -> None:
+    key = "sk-lab-gemini-responses-0123456789"
+    redactor = Redactor([key])
+    canonical = {"response_id": "resp_1", "text": "responses are fine"}
+    assert redactor.json(canonical) == canonical  # canonical values keep their structure
+    raw = redactor.raw({"response_id": "gemini-responses", "events": [(None, '{"t":"sk-lab-gemini-respo"}')]})
+    assert "response_id" in raw and raw["response_id"] == REDACTED
+    assert "sk-lab-gemini-respo" not in raw["events"][0][1]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import signal
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
@@ -87,6 +89,36 @@ class LineProgress(ProgressSink):
 def progress_sink(console: Console) -> ProgressSink:
     """A progress bar on a terminal, progress lines otherwise (piped output, CI logs)."""
     return RichProgress(console) if console.is_terminal else LineProgress(console)
+
+
+@dataclass
+class Interruption:
+    """Which signal stopped a run, if any (SIGTERM is handled exactly like Ctrl-C)."""
+
+    signal_name: str = "SIGINT"
+    """``SIGINT`` or ``SIGTERM``."""
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal number: 130 for Ctrl-C, 143 for SIGTERM."""
+        return 128 + int(getattr(signal, self.signal_name))
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[Interruption]:
+    """Turn SIGTERM into Ctrl-C for the block, so both cancel the run the same orderly way (every
+    finished observation written) and the caller can print the resume command."""
+    seen = Interruption()
+
+    def on_term(signum: int, frame: Any) -> None:
+        seen.signal_name = "SIGTERM"
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager

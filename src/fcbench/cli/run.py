@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from fcbench.cli.common import embedded_mock, progress_sink
+from fcbench.cli.common import embedded_mock, interruptible, progress_sink
 from fcbench.config import load_config
 from fcbench.errors import ConfigError
 from fcbench.report.gate import check_gate
@@ -115,8 +115,17 @@ def run_command(
     console = data_console(stderr=True)
     sink = progress_sink(console) if progress else None
     needs_mock = any(t.endpoint.is_mock for t in spec.targets)
-    with embedded_mock(needs_mock, mock_latency_ms, mock_faults) as mock_url:
-        result: RunResult = asyncio.run(execute(spec, mock_url=mock_url, progress=sink))
+    with interruptible() as interruption, embedded_mock(needs_mock, mock_latency_ms, mock_faults) as mock_url:
+        try:
+            result: RunResult = asyncio.run(execute(spec, mock_url=mock_url, progress=sink))
+        except KeyboardInterrupt:
+            console.print(
+                terminal_text(
+                    f"interrupted by {interruption.signal_name}: every finished observation is kept; "
+                    f"resume with: fcbench run --resume {spec.run_dir}"
+                )
+            )
+            raise typer.Exit(interruption.exit_code) from None
     out_console = data_console()
     metrics = print_summary(out_console, result.run_dir)
     out_console.print(

@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from fcbench.mock import wire
@@ -139,7 +139,7 @@ class MockEngine:
             return await self._handle(request, dialect, route, request_id)
         except MockError as error:
             return self.error_response(dialect, error, request_id)
-        except _Gone:
+        except (_Gone, ClientDisconnect):  # the client went away: nothing to answer, nothing to report
             return Response(status_code=499)
         except Exception:
             _LOG.exception("mock provider failed on %s", request.url.path)

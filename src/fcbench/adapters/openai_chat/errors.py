@@ -14,12 +14,18 @@ other 400, 409, 413, 422   ``bad_request``, unless the error ``code`` is more sp
                            (``model_not_found`` -> ``not_found``, ``invalid_api_key`` -> ``auth``)
 401, 403                   ``auth``
 404                        ``not_found``
-408                        ``timeout``
+408, 504                   ``timeout`` (as Anthropic and Gemini read a gateway timeout)
 429                        ``rate_limited`` (also ``insufficient_quota``; the message says which)
-500, 502, 504, other 5xx   ``server``
+500, 502, other 5xx        ``server``, or ``overloaded`` when the message says "overloaded"
+                           (OpenAI reports overload as 500 or 503)
 503, 529                   ``overloaded``
 other 4xx                  ``bad_request``; any other status ``bad_response``
 =========================  ===============================================================
+
+An error object without an HTTP status (a mid-stream ``{"error": ...}`` record, a Responses
+``error`` event or failed response) is read by its ``code``, then its ``type``
+(:data:`ERROR_TYPE_CODES`); a ``server_error`` whose message says "overloaded" is ``overloaded``,
+so an in-stream overload gets the code it gets in the other dialects.
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ STATUS_CODES: dict[int, ProviderErrorCode] = {
     500: "server",
     502: "server",
     503: "overloaded",
-    504: "server",
+    504: "timeout",
     529: "overloaded",
 }
 """HTTP status -> canonical provider error code (see the module table for the fallbacks)."""
@@ -81,6 +87,7 @@ MESSAGE_LIMIT = ERROR_MESSAGE_LIMIT
 """Longest body text kept in an error message."""
 
 _SCHEMA_MESSAGE = re.compile(r"invalid schema|function parameters|json schema|tools\[\d+\]", re.IGNORECASE)
+_OVERLOADED_MESSAGE = re.compile(r"\boverloaded\b", re.IGNORECASE)
 
 
 def auth_headers(api_key: str | None) -> dict[str, str]:
@@ -130,13 +137,23 @@ def _is_schema_error(error: Mapping[str, Any]) -> bool:
     return isinstance(message, str) and bool(_SCHEMA_MESSAGE.search(message))
 
 
+def _refine_server(code: ProviderErrorCode, error: Mapping[str, Any] | None) -> ProviderErrorCode:
+    """``overloaded`` for a ``server`` error whose message says so, else ``code`` unchanged."""
+    message = error.get("message") if error is not None else None
+    if code == "server" and isinstance(message, str) and _OVERLOADED_MESSAGE.search(message):
+        return "overloaded"
+    return code
+
+
 def code_for_error(error: Mapping[str, Any], default: ProviderErrorCode = "server") -> ProviderErrorCode:
     """Canonical code of an error object that came without an HTTP status (by its code, then type)."""
+    code = default
     for key in ("code", "type"):
         value = error.get(key)
         if isinstance(value, str) and value in ERROR_TYPE_CODES:
-            return ERROR_TYPE_CODES[value]
-    return default
+            code = ERROR_TYPE_CODES[value]
+            break
+    return _refine_server(code, error)
 
 
 def _code_for_status(status: int, error: Mapping[str, Any] | None) -> ProviderErrorCode:
@@ -153,7 +170,7 @@ def _code_for_status(status: int, error: Mapping[str, Any] | None) -> ProviderEr
     detail = error.get("code") if error is not None else None
     if code == "bad_request" and isinstance(detail, str) and detail in ERROR_TYPE_CODES:
         return ERROR_TYPE_CODES[detail]
-    return code
+    return _refine_server(code, error)
 
 
 def parse_openai_error(status: int, body: Any) -> ProviderErrorOutcome:

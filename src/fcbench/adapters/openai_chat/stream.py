@@ -7,10 +7,11 @@ fragment may add to ``function.arguments``); a fragment without an index continu
 or opens a new one when it brings a new id. Arguments are parsed once, after the stream ends, by
 the same code as a non-streamed response.
 
-Deviations recorded: a record that is not JSON or not an object (``unknown_event``); no
-``[DONE]``, or no ``finish_reason`` before it (``stream_incomplete``); records after ``[DONE]``
-(``unknown_event``). An ``{"error": {...}}`` record ends the turn as a provider error; a stream with
-no chunk at all is ``bad_response``.
+Deviations recorded: no ``[DONE]``, or no ``finish_reason`` before it (``stream_incomplete``);
+records after ``[DONE]`` (``unknown_event``). A record before ``[DONE]`` that is not a JSON object
+is a corrupted wire, not something the model did: the turn is a ``bad_response`` provider error
+(coverage loss), as in every other dialect. An ``{"error": {...}}`` record ends the turn as a
+provider error; a stream with no chunk at all is ``bad_response``.
 """
 
 from __future__ import annotations
@@ -173,11 +174,9 @@ def parse_stream(
         try:
             chunk = json.loads(text)
         except (ValueError, RecursionError):
-            state.anomalies.append(anomaly("unknown_event", f"{where} is not JSON: {_preview(data)}"))
-            continue
+            return bad_response(f"stream {where} is not JSON: {_preview(data)}", state.anomalies)
         if not isinstance(chunk, dict):
-            state.anomalies.append(anomaly("unknown_event", f"{where} is not an object: {_preview(data)}"))
-            continue
+            return bad_response(f"stream {where} is not a JSON object: {_preview(data)}", state.anomalies)
         error = error_object(chunk)
         if error is not None:
             return ParsedTurn(

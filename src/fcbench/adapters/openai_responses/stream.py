@@ -9,10 +9,11 @@ the same way. The terminal event (``response.completed``, ``response.incomplete`
 ``response.failed``) supplies status, usage and any error; the assembled items are then read by the
 same code as a non-streamed response.
 
-Deviations recorded: data that is not a JSON object, an event type the adapter does not know, a
-fragment for an item never announced (``unknown_event``); no terminal event (``stream_incomplete``).
-An ``error`` event ends the turn as a provider error; a stream with no event at all is
-``bad_response``.
+Deviations recorded: an event type the adapter does not know (or none at all), a fragment for an
+item never announced (``unknown_event``); no terminal event (``stream_incomplete``). Event data
+that is not a JSON object is a corrupted wire, not something the model did: the turn is a
+``bad_response`` provider error (coverage loss), as in every other dialect. An ``error`` event ends
+the turn as a provider error; a stream with no event at all is ``bad_response``.
 """
 
 from __future__ import annotations
@@ -182,15 +183,15 @@ HANDLERS: dict[str, Handler] = {
 
 def _payload(
     event: str | None, data: str, where: str, anomalies: list[Anomaly]
-) -> tuple[str, dict[str, Any]] | None:
+) -> tuple[str, dict[str, Any]] | ParsedTurn | None:
+    """``(type, payload)`` of one event; a ``bad_response`` turn when the data is not a JSON object;
+    None (recorded) for a well-formed event without a type."""
     try:
         payload = json.loads(data)
     except (ValueError, RecursionError):
-        anomalies.append(anomaly("unknown_event", f"{where} ({event}) is not JSON: {data[:80]!r}"))
-        return None
+        return bad_response(f"stream {where} ({event}) is not JSON: {data[:80]!r}", anomalies)
     if not isinstance(payload, dict):
-        anomalies.append(anomaly("unknown_event", f"{where} ({event}) is not an object: {data[:80]!r}"))
-        return None
+        return bad_response(f"stream {where} ({event}) is not a JSON object: {data[:80]!r}", anomalies)
     kind = payload.get("type") if isinstance(payload.get("type"), str) else event
     if not kind:
         anomalies.append(anomaly("unknown_event", f"{where} has no event type: {data[:80]!r}"))
@@ -208,6 +209,8 @@ def parse_stream(
         if not data.strip():
             continue
         read = _payload(event, data, where, state.anomalies)
+        if isinstance(read, ParsedTurn):
+            return read
         if read is None:
             continue
         kind, payload = read

@@ -1,0 +1,60 @@
+"""SIGTERM stops a run like Ctrl-C: finished observations kept, a resume command, exit 128 + signal."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("sig", "code", "name"), [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "SIGINT")]
+)
+def test_a_signal_keeps_every_finished_observation_and_says_how_to_resume(
+    tmp_path: Path, sig: signal.Signals, code: int, name: str
+) -> None:
+    args = [
+        sys.executable,
+        "-m",
+        "fcbench",
+        "run",
+        "--repeats",
+        "1",
+        "--mock-latency-ms",
+        "400",
+        "--out",
+        "runs",
+    ]
+    proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    records = None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # wait until some observations are on disk
+        found = list((tmp_path / "runs").glob("*/records.jsonl"))
+        if found and len(found[0].read_text().splitlines()) >= 8:
+            records = found[0]
+            break
+        time.sleep(0.1)
+    assert records is not None, "the run wrote nothing"
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, (out, err)
+    assert f"interrupted by {name}: every finished observation is kept" in err
+    assert f"resume with: fcbench run --resume runs/{records.parent.name}" in err
+    assert "Traceback" not in err, err
+    kept = [json.loads(line) for line in records.read_text().splitlines()]
+    assert len(kept) >= 8 and len({r["seq"] for r in kept}) == len(kept)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "fcbench", "run", "--resume", str(records.parent), "--no-progress"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    final = [json.loads(line) for line in records.read_text().splitlines()]
+    assert len(final) == len({r["seq"] for r in final}) == 78 * 4
