@@ -155,6 +155,10 @@ class RunConfig(BaseModel):
     max_retries: int = Field(default=3, ge=0, le=20)
     retry_budget: int | None = Field(default=None, ge=0)
     """Retries allowed for the whole run; default: 10% of planned observations + 20."""
+    max_response_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
+    """Largest response body (decoded) or stream accepted; beyond it the observation is ``too_large``."""
+    max_stream_events: int = Field(default=100_000, ge=1)
+    """Most events one streamed response may send."""
     max_tokens: int = Field(default=1024, ge=1)
     max_turns: int = Field(default=4, ge=1, le=20)
     """Recovery mode: model turns per conversation before ``turn_limit``."""
@@ -184,7 +188,16 @@ class RunConfig(BaseModel):
     def hash(self) -> str:
         """Stable hash of the settings that change what is measured (not of concurrency or output)."""
         measured = self.model_dump(
-            mode="json", exclude={"concurrency", "timeout_ms", "max_retries", "retry_budget", "gate"}
+            mode="json",
+            exclude={
+                "concurrency",
+                "timeout_ms",
+                "max_retries",
+                "retry_budget",
+                "gate",
+                "max_response_bytes",
+                "max_stream_events",
+            },
         )
         text = json.dumps(measured, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -29,6 +29,14 @@ mock fault           what reaches the client                                    
 
 None of these is ever a model outcome: a corrupted or cut wire is the provider's or the network's
 fault, so it is coverage loss (``not_scored``), never unparseable arguments or a text answer.
+
+Limits (:class:`Limits`) hold against a hostile or broken provider: ``timeout_s`` bounds every
+read and the whole request (a server that drips one byte at a time or streams forever is cut at
+the deadline: ``timeout``, ``raw.deadline = "request"``), a deadline per observation bounds its
+retries (``raw.deadline = "observation"``), and a response larger than ``max_response_bytes``
+once decoded (a gzip bomb is decoded chunk by chunk, so it never fills memory) or a stream of
+more than ``max_stream_events`` events is cut and recorded as ``too_large``, keeping only the
+first ``raw_keep_bytes`` of what came (``raw.truncated`` says so).
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ import itertools
 import re
 import ssl
 import time
+import zlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -70,6 +79,29 @@ class RetryPolicy:
     """Longest single wait, whatever the provider asks."""
     budget: int = 1000
     """Retries allowed for the whole run; once spent, failures are recorded without retrying."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one response may cost, whatever the provider sends."""
+
+    max_response_bytes: int = 16 * 1024 * 1024
+    """Largest decoded body (or sum of stream event data); beyond it the response is ``too_large``."""
+    max_stream_events: int = 100_000
+    """Most events one stream may send; beyond it the response is ``too_large``."""
+    raw_keep_bytes: int = 64 * 1024
+    """Of a cut response, how much of the body is kept in the raw capture."""
+    observation_factor: float = 3.0
+    """An observation's retries stop once it has run ``observation_factor x timeout_s``."""
+
+
+class ResponseTooLarge(Exception):
+    """A response passed one of the :class:`Limits` (internal: becomes a ``too_large`` outcome)."""
+
+    def __init__(self, message: str, head: bytes = b"") -> None:
+        super().__init__(message)
+        self.head = head
+        """The start of what was received, for the raw capture."""
 
 
 class RetryBudget:
@@ -146,8 +178,10 @@ class Transport:
         redactor: Redactor | None = None,
         extra_headers: dict[str, str] | None = None,
         concurrency: int = 64,
+        limits: Limits | None = None,
     ) -> None:
         self._timeout = timeout_s
+        self._caps = limits or Limits()
         self._retry = retry or RetryPolicy()
         self._budget = RetryBudget(self._retry.budget)
         self._redactor = redactor or Redactor()
@@ -221,6 +255,8 @@ class Transport:
         redactor = self._redactor.with_secret(api_key)
         attempts: list[dict[str, Any]] = []
         attempt = 0
+        observation_started = time.perf_counter()
+        observation_deadline = self._timeout * self._caps.observation_factor
         while True:
             attempt += 1
             base_url = next(self._replicas[endpoint.name])
@@ -229,7 +265,7 @@ class Transport:
             url = base_url + built.path
             async with self._slot(endpoint):
                 started = time.perf_counter()
-                turn, response_raw, retry_hint = await self._attempt(
+                turn, response_raw, retry_hint = await self._attempt_within_deadline(
                     client, adapter, url, built, send_headers, offered_tools
                 )
                 latency_ms = (time.perf_counter() - started) * 1000.0
@@ -242,15 +278,39 @@ class Transport:
             outcome = turn.outcome
             code = outcome.code if isinstance(outcome, ProviderErrorOutcome) else None
             attempts.append({"status": response_raw.get("status"), "code": code, "latency_ms": latency_ms})
-            retry = code in RETRYABLE_CODES and attempt <= self._retry.max_retries and self._budget.take()
+            wait = retry_hint if retry_hint is not None else self._retry.backoff_s * 2 ** (attempt - 1)
+            wait = min(max(wait, 0.0), self._retry.max_wait_s)
+            elapsed = time.perf_counter() - observation_started
+            in_time = elapsed + wait + self._timeout <= observation_deadline
+            retry = code in RETRYABLE_CODES and attempt <= self._retry.max_retries
+            if retry and not in_time:
+                response_raw = {**response_raw, "deadline": "observation"}
+                retry = False
+            retry = retry and self._budget.take()
             if not retry:
                 raw = {"request": request_raw, "response": redactor.raw(valid_unicode(response_raw))}
                 if len(attempts) > 1:
                     raw["attempts"] = attempts
                 turn = clean_turn(turn, redactor)
                 return Exchange(turn=turn, latency_ms=latency_ms, attempts=attempt, raw=raw)
-            wait = retry_hint if retry_hint is not None else self._retry.backoff_s * 2 ** (attempt - 1)
-            await asyncio.sleep(min(max(wait, 0.0), self._retry.max_wait_s))
+            await asyncio.sleep(wait)
+
+    async def _attempt_within_deadline(
+        self,
+        client: httpx.AsyncClient,
+        adapter: Adapter,
+        url: str,
+        built: BuiltRequest,
+        headers: dict[str, str],
+        offered: Sequence[str],
+    ) -> tuple[ParsedTurn, dict[str, Any], float | None]:
+        """One attempt, cut at ``timeout_s`` for the whole request (headers, body or stream)."""
+        try:
+            async with asyncio.timeout(self._timeout):
+                return await self._attempt(client, adapter, url, built, headers, offered)
+        except TimeoutError:
+            message = f"the request took longer than its {self._timeout:g}s deadline"
+            return _error_turn("timeout", message), {"deadline": "request"}, None
 
     async def _attempt(
         self,
@@ -292,10 +352,18 @@ class Transport:
         A stalled read raises ``httpx.TimeoutException`` (``timeout``).
         """
         try:
-            await response.aread()
+            await self._read_limited(response)
         except httpx.TimeoutException:
             raise
-        except (httpx.TransportError, httpx.StreamError) as exc:
+        except ResponseTooLarge as exc:
+            raw = {
+                "status": response.status_code,
+                "headers": _kept_headers(response),
+                "body": exc.head.decode("utf-8", "replace"),
+                "truncated": f"{exc} (kept the first {len(exc.head)} bytes)",
+            }
+            return _error_turn("too_large", str(exc), response.status_code), raw, None
+        except (httpx.TransportError, httpx.StreamError, httpx.DecodingError) as exc:
             cut = f"{type(exc).__name__}: {exc}"
             raw = {"status": response.status_code, "headers": _kept_headers(response), "cut": cut}
             if response.status_code >= 400:
@@ -309,6 +377,43 @@ class Transport:
             message = f"response body cut after the status line ({cut})"
             return _error_turn("bad_response", message, response.status_code), raw, None
         return None
+
+    async def _read_limited(self, response: httpx.Response) -> None:
+        """Read and decode the body, stopping at ``max_response_bytes`` decoded.
+
+        gzip and deflate are decoded here with a bound on each step's output, so a gzip bomb costs
+        at most the limit (httpx would inflate a whole compressed chunk at once); other encodings
+        go through httpx's decoders, bounded per chunk.
+        """
+        limit = self._caps.max_response_bytes
+        encoding = response.headers.get("content-encoding", "").strip().lower()
+        wbits = {"gzip": 31, "x-gzip": 31, "deflate": 47}.get(encoding)
+        chunks: list[bytes] = []
+        size = 0
+
+        def take(piece: bytes) -> None:
+            nonlocal size
+            size += len(piece)
+            chunks.append(piece)
+            if size > limit:
+                head = b"".join(chunks)[: self._caps.raw_keep_bytes]
+                raise ResponseTooLarge(f"response body over {limit} bytes once decoded", head)
+
+        if wbits is None:
+            async for chunk in response.aiter_bytes():
+                take(chunk)
+        else:
+            inflate = zlib.decompressobj(wbits=wbits)
+            try:
+                async for compressed in response.aiter_raw():
+                    data = compressed
+                    while data:
+                        take(inflate.decompress(data, limit - size + 1))
+                        data = inflate.unconsumed_tail
+                take(inflate.flush())
+            except zlib.error as exc:
+                raise httpx.DecodingError(f"invalid {encoding} body: {exc}") from exc
+        response._content = b"".join(chunks)  # what aread() would have stored
 
     def _finish(
         self, adapter: Adapter, response: httpx.Response, offered: Sequence[str]
@@ -361,9 +466,25 @@ class Transport:
                 "headers": _kept_headers(response),
                 "events": events,
             }
+            size = 0
             try:
                 async for sse in source.aiter_sse():
+                    size += len(sse.data)
+                    if len(events) >= self._caps.max_stream_events or size > self._caps.max_response_bytes:
+                        raise ResponseTooLarge(
+                            f"stream over {self._caps.max_stream_events} events or "
+                            f"{self._caps.max_response_bytes} bytes"
+                        )
                     events.append((sse.event if sse.event != "message" else None, sse.data))
+            except ResponseTooLarge as exc:
+                kept, total = [], 0
+                for event in events:
+                    total += len(event[1])
+                    if total > self._caps.raw_keep_bytes:
+                        break
+                    kept.append(event)
+                raw["events"], raw["truncated"] = kept, f"{exc} (kept the first {len(kept)} events)"
+                return _error_turn("too_large", str(exc), response.status_code), raw, None
             except httpx.TimeoutException:
                 raw["cut"] = "timeout"
                 return _error_turn("timeout", f"stream stalled after {len(events)} events"), raw, None

@@ -41,7 +41,7 @@ def check_recovery_record(record: dict[str, Any]) -> None:
     recovery = record["verdict"]["recovery"]
     assert recovery["outcome"] in RECOVERY_OUTCOMES
     assert record["verdict"]["passed"] == (
-        recovery["success"] and record["verdict"]["decision"] != "not_scored"
+        recovery["success"] and record["verdict"]["decision"] != "not_scored" and not recovery["failed_turns"]
     )
     assert recovery["turns"] == len(record["turns"]) == len(record["raw"]["exchanges"]) >= 1
     assert record["attempts"] >= recovery["turns"]

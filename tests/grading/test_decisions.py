@@ -73,6 +73,12 @@ TABLE: list[tuple[str | dict[str, Any], dict[str, Any], str, bool]] = [
         False,
     ),
     (TWO_LOOKUPS, calls(LOOKUP), "missed_call", False),
+    (
+        "select-lookup-01",
+        text('{"name": "lookup_order", "arguments": {"order_id": "ORD-104821"}}'),
+        "call_in_text",
+        False,
+    ),
 ]
 
 

@@ -79,6 +79,7 @@ def test_verdict_fields_and_dump(seed: dict[str, Any], core_tools: list[dict[str
         "schema_valid",
         "schema_errors",
         "semantic_exact",
+        "params_match",
         "missing",
         "wrong",
         "unexpected",

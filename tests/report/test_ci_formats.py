@@ -215,7 +215,8 @@ def test_github_report_starts_with_the_verdict(tmp_path: Path) -> None:
     # 16 of 21 scorable repeats passed; 27 planned; errors: lost-all 3, lost-one 1, fail-and-lost 1,
     # harness 1 (the replaced rate_limited record no longer counts)
     assert cells == ["prod", "openai:gpt-4o", "selection", "76.2% (16/21)", "77.8% (21/27)"] + [
-        "harness 1, rate\\_limited 5"
+        "harness 1, rate\\_limited 5",
+        "none",
     ]
     beta = next(line for line in lines if line.startswith("| mock:beta |"))
     # the builder's manifest has no per-target plan: its 33 planned observations split evenly (16)

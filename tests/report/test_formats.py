@@ -54,11 +54,12 @@ def test_markdown_summary_has_the_seed_columns_with_n_over_d(run: Path) -> None:
     assert set(body) == {"mock:alpha", "mock:beta"}
     alpha = body["mock:alpha"]
     # 3 of 12 observations were provider errors; 9 scorable, 5 passed (3 lookup + 2 types).
-    assert alpha["Accepted requests"] == "75.0% (9/12)"
-    assert alpha["Pass rate"] == "55.6% (5/9)"
-    assert alpha["Selection accuracy"] == "66.7% (6/9)"
-    assert alpha["Schema-valid calls"] == "88.9% (8/9)"
-    assert alpha["Semantically exact calls"] == "83.3% (5/6)"
+    # each rate with its Wilson 95% interval
+    assert alpha["Accepted requests"] == "75.0% (9/12) [46.8–91.1]"
+    assert alpha["Pass rate"] == "55.6% (5/9) [26.7–81.1]"
+    assert alpha["Selection accuracy"] == "66.7% (6/9) [35.4–87.9]"
+    assert alpha["Schema-valid calls"] == "88.9% (8/9) [56.5–98.0]"
+    assert alpha["Semantically exact calls"] == "83.3% (5/6) [43.6–97.0]"
     assert alpha["Recovery success"] == "– (0/0)"
     assert alpha["Provider errors"] == "3"
     ops = table_rows(md, "Coverage, latency and cost")
@@ -70,7 +71,7 @@ def test_markdown_escapes_untrusted_text_and_keeps_tables_intact(run: Path) -> N
     assert "<script>" not in md and "<img" not in md
     rows = table_rows(md, "Worst cases")
     widths = {len(r) for r in rows}
-    assert widths == {7}, "an unescaped pipe or newline broke the table"
+    assert widths == {8}, "an unescaped pipe or newline broke the table"
     assert any("abstain-01" in r[0] for r in rows)
     assert "lookup \\| exact" not in {r[0] for r in rows}  # the passing case is not a worst case
     assert md_escape("a|b`c`<d>\nx") == "a\\|b\\`c\\`&lt;d&gt; x"
@@ -81,10 +82,10 @@ def test_markdown_escapes_untrusted_text_and_keeps_tables_intact(run: Path) -> N
 def test_markdown_breakdowns_confusion_and_pass_hat_k(run: Path) -> None:
     md = render_report(run, "md")
     cats = {r[0]: r[1:] for r in table_rows(md, "Pass rate by category")[2:]}
-    assert cats["boundary"] == ["66.7% (2/3)", "66.7% (2/3)"]
-    assert cats["adversarial"] == ["0.0% (0/3)", "0.0% (0/3)"]
+    assert cats["boundary"] == ["66.7% (2/3) [20.8–93.9]", "66.7% (2/3) [20.8–93.9]"]
+    assert cats["adversarial"] == ["0.0% (0/3) [0.0–56.1]", "0.0% (0/3) [0.0–56.1]"]
     tags = {r[0]: r[1:] for r in table_rows(md, "Pass rate by tag")[2:]}
-    assert tags["exact-id"] == ["100.0% (3/3)", "100.0% (3/3)"]
+    assert tags["exact-id"] == ["100.0% (3/3) [43.9–100.0]", "100.0% (3/3) [43.9–100.0]"]
     assert "### mock:alpha" in md and "| text | 0 | 3 |" in md and "| tool | 6 | 0 |" in md
     hat = table_rows(md, "pass^k")
     assert hat[0][-1] == "k=3"
@@ -94,7 +95,13 @@ def test_markdown_breakdowns_confusion_and_pass_hat_k(run: Path) -> None:
 def test_json_round_trips(run: Path) -> None:
     text = render_report(run, "json")
     data = json.loads(text)
-    assert data["targets"][0]["pass_rate"] == {"n": 5, "d": 9, "rate": pytest.approx(5 / 9)}
+    assert data["targets"][0]["pass_rate"] == {
+        "n": 5,
+        "d": 9,
+        "rate": pytest.approx(5 / 9),
+        "low": pytest.approx(0.2667, abs=1e-4),
+        "high": pytest.approx(0.8112, abs=1e-4),
+    }
     assert RunMetrics.from_json(text) == compute_metrics(run)
 
 

@@ -8,19 +8,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from mock_observe import mock_context
 
 from fcbench.endpoints import BUILTIN_ENDPOINTS
 from fcbench.mock.faults import FAULT_HEADER
 from fcbench.mock.scripted import REPLY_HEADER
-from fcbench.pricing import PriceTable
-from fcbench.run.observe import ObservationContext
 from fcbench.run.plan import Planned, Target
 from fcbench.run.recovery import observe_recovery
-from fcbench.schema.validate import ValidatorCache
 from fcbench.store.records import Record
 from fcbench.suite.loader import load_suite
 from fcbench.suite.models import Case
-from fcbench.transport import RetryPolicy, Transport
 
 Script = list[dict[str, Any]]
 
@@ -51,25 +48,13 @@ def observe(mock_server: str) -> Callable[..., Record]:
             return sent
 
         async def go() -> Record:
-            transport = Transport(retry=RetryPolicy(max_retries=0))
-            ctx = ObservationContext(
-                run_id="test-run",
-                suite=load_suite(suite),
-                transport=transport,
-                prices=PriceTable({}),
-                validators=ValidatorCache(),
-                api_keys={endpoint: "sim-key"},
-                temperature=0.0,
-                max_tokens=256,
-                seed=7,
-                headers=headers,
-            )
+            ctx = mock_context(load_suite(suite), endpoint, headers)
             target = Target(BUILTIN_ENDPOINTS[endpoint].resolved(mock_server), model)
             planned = Planned(seq=0, target=target, case=case, repeat=0, mode="recovery")
             try:
                 return await observe_recovery(ctx, planned)
             finally:
-                await transport.aclose()
+                await ctx.transport.aclose()
 
         return asyncio.run(go())
 

@@ -257,7 +257,12 @@ SCORED: dict[str, tuple[dict[str, Any], list[dict[str, Any]], dict[int, str] | N
                 }
             ]
         },
-        [{"kind": "calls", "calls": [refund_call()]}, {"kind": "calls", "calls": [refund_call()]}],
+        [
+            # the case expects the status check first: a refund without it fails turn 1
+            {"kind": "calls", "calls": [{"name": "query_order", "arguments": {"order_id": "ORD-004"}}]},
+            {"kind": "calls", "calls": [refund_call()]},
+            {"kind": "calls", "calls": [refund_call()]},
+        ],
         None,
     ),
     "repeated_same_error": (

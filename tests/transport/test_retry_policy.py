@@ -30,7 +30,7 @@ from fcbench.mock.server import MockServer, base_urls
 from fcbench.transport import RETRYABLE_CODES, Exchange, RetryBudget, RetryPolicy, Transport
 
 TEXT_REPLY = json.dumps({"kind": "text", "text": "Hello there."})
-NOT_RETRYABLE = {"schema_rejected", "auth", "not_found", "bad_request", "harness"}
+NOT_RETRYABLE = {"schema_rejected", "auth", "not_found", "bad_request", "harness", "too_large"}
 
 
 class _RecordedSleep:

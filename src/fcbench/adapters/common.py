@@ -14,8 +14,19 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from fcbench.adapters.base import ParsedTurn
-from fcbench.contract import ANOMALY_CODES, Anomaly, ProviderErrorOutcome, ToolCall, ToolResultMessage
+from fcbench.adapters.base import ParsedTurn, ToolChoice
+from fcbench.contract import (
+    ANOMALY_CODES,
+    Anomaly,
+    Outcome,
+    ProviderErrorOutcome,
+    TextOutcome,
+    ToolCall,
+    ToolCallsOutcome,
+    ToolResultMessage,
+    calls_in_text,
+    text_calls_json,
+)
 
 
 def anomaly(code: str, detail: str = "") -> Anomaly:
@@ -49,21 +60,38 @@ def check_calls(calls: Sequence[ToolCall], offered_tools: Sequence[str] | None) 
     return found
 
 
-def looks_like_json_call(text: str | None, offered_tools: Sequence[str] | None) -> bool:
-    """True when text is (or contains a fenced) JSON object naming an offered tool, i.e. a call in text."""
-    if not text:
-        return False
-    stripped = text.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
-    if not stripped.startswith("{"):
-        return False
-    try:
-        value = json.loads(stripped)
-    except (ValueError, RecursionError):
-        return False
-    if not isinstance(value, dict):
-        return False
-    name = value.get("name") or value.get("tool") or value.get("function")
-    return isinstance(name, str) and (offered_tools is None or name in offered_tools)
+def text_call_anomaly(text: str | None, offered_tools: Sequence[str] | None) -> Anomaly | None:
+    """``json_call_in_text`` when ``text`` writes calls of offered tools as JSON, else None.
+
+    Every dialect's text path calls this; the detail is the extracted calls as compact JSON
+    (name and arguments, :func:`fcbench.contract.calls_in_text`).
+    """
+    calls = calls_in_text(text, offered_tools)
+    return anomaly("json_call_in_text", text_calls_json(calls)) if calls else None
+
+
+def tool_choice_anomaly(choice: ToolChoice, outcome: Outcome) -> Anomaly | None:
+    """``tool_choice_ignored`` when ``outcome`` did not do what the requested tool choice asked.
+
+    The one definition, for every dialect (the kernel, :func:`fcbench.run.observe.send_turn`,
+    applies it to each parsed turn, since a parser does not see the request): ``required`` or a
+    named tool answered with text (no call), a named tool answered with calls of another tool,
+    or ``none`` answered with calls. ``auto``, refusals and provider errors never qualify.
+    """
+    if not isinstance(outcome, TextOutcome | ToolCallsOutcome):
+        return None
+    names = [call.name for call in outcome.calls] if isinstance(outcome, ToolCallsOutcome) else []
+    wanted = f"tool choice {choice.name!r}" if choice.mode == "named" else f"tool choice {choice.mode!r}"
+    if choice.mode in ("required", "named") and not names:
+        return anomaly("tool_choice_ignored", f"{wanted} answered with text and no call")
+    if choice.mode == "named" and any(name != choice.name for name in names):
+        other = sorted({name for name in names if name != choice.name})
+        return anomaly("tool_choice_ignored", f"{wanted} answered with calls of {', '.join(other)}")
+    if choice.mode == "none" and names:
+        return anomaly(
+            "tool_choice_ignored", f"{wanted} answered with calls of {', '.join(sorted(set(names)))}"
+        )
+    return None
 
 
 def result_text(result: ToolResultMessage) -> str:

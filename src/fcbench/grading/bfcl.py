@@ -3,6 +3,9 @@
 Decisions use fcbench's taxonomy; ``passed`` follows BFCL:
 
 * provider errors -> ``not_scored``; a refusal passes only when no call was expected;
+* text (no call made) that writes a call of an offered tool as JSON -> ``call_in_text``, which
+  never passes, as under the strict profile (BFCL decodes prompted models' text into calls, so
+  such a text is a call of the right shape in the wrong channel, never an abstention);
 * names are compared as BFCL spelled them: both the call's and the expectation's names are
   mapped through the case's ``name_map`` (wire-legal name -> original) before comparing;
 * ``tool``: exactly one call (more -> ``extra_calls``), of the expected function (else
@@ -14,7 +17,8 @@ Decisions use fcbench's taxonomy; ``passed`` follows BFCL:
 * ``text`` and ``clarification``: passes when the model made no call it could decode (BFCL's
   irrelevance rule: a call whose arguments do not parse counts as no call);
 * JSON Schema validity is reported (``schema_valid``, ``schema_errors``) but does not decide
-  ``passed``: BFCL checks only the rules above.
+  ``passed``: BFCL checks only the rules above; ``tolerant`` keys of an assertion are strict here
+  (BFCL has no tolerance), and ``params_match`` is left null.
 
 The possible answer is rebuilt from the case's expectation: an exact object or
 ``requiredEquals`` gives one accepted value per key, ``oneOf`` several, an ``optional`` key gets
@@ -33,7 +37,8 @@ from fcbench.contract import ProviderErrorOutcome, RefusalOutcome, ToolCall, Too
 from fcbench.grading.bfcl_rules import CallProblems, check_arguments, item_type, python_type
 from fcbench.grading.calls import check_schema
 from fcbench.grading.inputs import CallSpec, GradeInput
-from fcbench.grading.text import asks_question
+from fcbench.grading.strict import written_call_judgement
+from fcbench.grading.text import given_text, read_text
 from fcbench.grading.verdict import Decision, Verdict, WrongValue
 from fcbench.suite.models import ExpectTools
 
@@ -107,9 +112,13 @@ class _Grader:
         return self.same_function(call, spec) and self.check(call, spec).ok
 
 
-def _text_instead(text: str | None, names: Sequence[str]) -> _Judgement:
+def _clarifies(grader: _Grader, text: str | None) -> bool:
+    return read_text(text, given_text(grader.inp.case)).clarifies
+
+
+def _text_instead(grader: _Grader, text: str | None, names: Sequence[str]) -> _Judgement:
     wanted = ", ".join(names)
-    if asks_question(text):
+    if _clarifies(grader, text):
         return _Judgement(
             "unnecessary_clarification", reasons=[f"asked a question instead of calling {wanted}"]
         )
@@ -119,7 +128,7 @@ def _text_instead(text: str | None, names: Sequence[str]) -> _Judgement:
 def _judge_tool(grader: _Grader, calls: Sequence[ToolCall], text: str | None) -> _Judgement:
     spec = grader.inp.calls[0]
     if not calls:
-        return _text_instead(text, [spec.name])
+        return _text_instead(grader, text, [spec.name])
     if len(calls) > 1:
         return _Judgement(
             "extra_calls", reasons=[f"wrong number of functions: {len(calls)} calls, expected 1"]
@@ -134,7 +143,7 @@ def _judge_tool(grader: _Grader, calls: Sequence[ToolCall], text: str | None) ->
 def _judge_tools(grader: _Grader, calls: Sequence[ToolCall], text: str | None) -> _Judgement:
     specs = grader.inp.calls
     if not calls:
-        return _text_instead(text, [spec.name for spec in specs])
+        return _text_instead(grader, text, [spec.name for spec in specs])
     if len(calls) != len(specs):
         decision: Decision = "missed_call" if len(calls) < len(specs) else "extra_calls"
         return _Judgement(
@@ -187,7 +196,7 @@ def _judge_no_call(grader: _Grader, calls: Sequence[ToolCall], text: str | None)
         return _Judgement("unexpected_call", reasons=[f"called {names}; expected no call"], failed=True)
     notes = ["the calls did not decode, which BFCL counts as no call"] if calls else []
     kind = grader.inp.case.expected.kind
-    asked = kind == "clarification" and asks_question(text)
+    asked = kind == "clarification" and _clarifies(grader, text)
     decision: Decision = "correct_clarification" if asked else "correct_abstention"
     return _Judgement(decision, reasons=notes)
 
@@ -234,6 +243,11 @@ def grade_bfcl(inp: GradeInput) -> Verdict:
             reasons=[] if no_call else [f"refused; expected {kind}"],
         )
     calls = tuple(outcome.calls) if isinstance(outcome, ToolCallsOutcome) else ()
+    written = None if calls else written_call_judgement(inp, outcome.text)
+    if written is not None:
+        return Verdict(
+            passed=False, decision=written.decision, anomalies=list(inp.anomalies), reasons=written.reasons
+        )
     judgement = _JUDGES[kind](_Grader(inp), calls, outcome.text)
     fields = _verdict_fields(judgement, several=kind == "tools")
     schema = check_schema(calls, inp.tools, inp.validators)

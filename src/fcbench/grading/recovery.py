@@ -26,6 +26,13 @@ and a success flag, decided in this order:
 6. ``gave_up_gracefully``: it ended with honest text after an error (success not reached);
    ``incomplete_answer``: it ended with text without any error but missed the success rule;
 7. ``turn_limit``: ``max_turns`` model turns went by without any of the above.
+
+Beside the outcome, every turn's decision is checked (:func:`failed_turns`,
+``RecoveryVerdict.failed_turns``, one ``turn N: ...`` line each in ``reasons``): a turn that wrote
+a call as JSON text instead of making it, or called a tool that was not offered, fails, and so
+does an opening turn whose decision is wrong for the case (:func:`recovery_verdict`: answering
+at once where the case expects a look-up first is no recovery). A record passes only when the
+success rule holds and no turn failed.
 """
 
 from __future__ import annotations
@@ -47,7 +54,8 @@ from fcbench.contract import (
 from fcbench.fake_tools import error_code, is_ok, is_retryable
 from fcbench.grading import grade
 from fcbench.grading.key import call_key
-from fcbench.grading.verdict import RecoveryOutcome, RecoveryVerdict, Verdict
+from fcbench.grading.text import written_calls
+from fcbench.grading.verdict import RecoveryOutcome, RecoveryVerdict, Verdict, decision_is_right
 from fcbench.schema.validate import ValidatorCache
 from fcbench.suite.models import Case, ClaimRule, ClaimRules, ExpectedCall, ExpectTool, RecoverySpec
 
@@ -223,6 +231,41 @@ def _missing_mentions(text: str, facts: Sequence[str]) -> list[str]:
     return [fact for fact in facts if fact.lower() not in lowered]
 
 
+def failed_turns(transcript: Transcript, offered: Iterable[str]) -> list[tuple[int, str]]:
+    """``(turn, why)`` for each model turn (from 1) whose decision is wrong whatever the scenario.
+
+    A turn fails when it wrote a call of an offered tool as JSON text instead of making it (read
+    by the grader, so a record from an adapter that did not flag it is judged the same), or when
+    it called a tool that was not offered.
+    """
+    offered_names = list(offered)
+    found: list[tuple[int, str]] = []
+    for number, turn in enumerate(transcript.turns, start=1):
+        outcome = turn.outcome
+        calls = outcome.calls if isinstance(outcome, ToolCallsOutcome) else []
+        if isinstance(outcome, TextOutcome | ToolCallsOutcome) and not calls:
+            names = written_calls(outcome.text, offered_names)
+            if names:
+                found.append((number, f"wrote a call to {', '.join(names)} as text instead of making it"))
+        stray = [call.name for call in calls if call.name not in offered_names]
+        if stray:
+            found.append((number, f"called {', '.join(dict.fromkeys(stray))}, which was not offered"))
+    return found
+
+
+_TURN_LINE = re.compile(r"turn \d+: ")
+"""How a failed turn's reason starts."""
+
+
+def _with_failed_turns(verdict: RecoveryVerdict, failures: Sequence[tuple[int, str]]) -> RecoveryVerdict:
+    if not failures:
+        return verdict
+    turns = sorted({*verdict.failed_turns, *(number for number, _ in failures)})
+    lines = [f"turn {number}: {why}" for number, why in failures]
+    reasons = list(verdict.reasons) + [line for line in lines if line not in verdict.reasons]
+    return verdict.model_copy(update={"failed_turns": turns, "reasons": reasons})
+
+
 def score_transcript(
     spec: RecoverySpec,
     transcript: Transcript,
@@ -231,7 +274,20 @@ def score_transcript(
     offered: Iterable[str],
     claims: ClaimMatcher,
 ) -> RecoveryVerdict:
-    """Classify a conversation and decide whether it met the scenario's success rule."""
+    """Classify a conversation, decide whether it met the scenario's success rule, and name the
+    turns that failed (:func:`failed_turns`)."""
+    offered = list(offered)
+    failures = failed_turns(transcript, offered)
+    return _with_failed_turns(_score(spec, transcript, matches, offered, claims), failures)
+
+
+def _score(
+    spec: RecoverySpec,
+    transcript: Transcript,
+    matches: CallMatcher,
+    offered: Sequence[str],
+    claims: ClaimMatcher,
+) -> RecoveryVerdict:
     calls = transcript.calls
     errors = sum(1 for c in calls if not c.ok)
 
@@ -349,11 +405,24 @@ def expect_matcher(
     return matches
 
 
-def recovery_verdict(turn_verdict: Verdict, recovery: RecoveryVerdict) -> Verdict:
+def recovery_verdict(
+    turn_verdict: Verdict, recovery: RecoveryVerdict, *, expected_kind: str | None = None
+) -> Verdict:
     """The verdict of a recovery record: the scored turn's verdict with the conversation's score.
 
-    A recovery record passes when the conversation met its success rule; a provider error is
-    never a pass (``not_scored``, coverage loss).
+    ``turn_verdict`` is the opening turn graded against the case (whose ``expected.kind`` is
+    ``expected_kind``): when its decision is wrong, turn 1 fails. A recovery record passes only
+    when the conversation met its success rule and no turn failed
+    (``recovery.failed_turns``); a provider error is never a pass (``not_scored``, coverage loss).
+    The failed turns' reasons are added to the verdict's ``reasons``.
     """
-    passed = recovery.success and turn_verdict.decision != "not_scored"
-    return turn_verdict.model_copy(update={"passed": passed, "recovery": recovery})
+    scored = turn_verdict.decision != "not_scored"
+    opening_wrong = scored and not decision_is_right(turn_verdict.decision, expected_kind)
+    if opening_wrong and 1 not in recovery.failed_turns:
+        why = turn_verdict.reasons[0] if turn_verdict.reasons else "wrong for the case"
+        recovery = _with_failed_turns(recovery, [(1, f"{turn_verdict.decision}: {why}")])
+    passed = recovery.success and scored and not recovery.failed_turns
+    lines = [r for r in recovery.reasons if _TURN_LINE.match(r) and r not in turn_verdict.reasons]
+    return turn_verdict.model_copy(
+        update={"passed": passed, "recovery": recovery, "reasons": [*turn_verdict.reasons, *lines]}
+    )

@@ -7,7 +7,9 @@ Two forms of expectation:
 * an assertion object: ``requiredEquals`` keys present and equal, ``oneOf`` keys present with one
   of the listed values, ``optional`` keys free (but checked by ``constraints`` when present),
   ``forbidden`` keys absent; any other key is unexpected. A key named only in ``constraints`` is
-  treated as optional.
+  treated as optional. A key listed in ``tolerant`` may hold another value than the expected one:
+  the difference is reported in ``wrong`` (with a note) and clears ``params_match``, but the
+  arguments still count as satisfying the expectation (``exact``); every other key is strict.
 
 Arguments that are not a JSON object at all (an array, a string, null after a parse error)
 satisfy no expectation: every required key counts as missing.
@@ -30,10 +32,22 @@ class ArgumentReport:
     """The comparison of one call's arguments (or several calls', merged) with the expectation."""
 
     exact: bool
+    """The arguments satisfy the expectation (a tolerant key's other value allowed)."""
     missing: list[str] = field(default_factory=list)
     wrong: list[WrongValue] = field(default_factory=list)
     unexpected: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
+    tolerated: list[str] = field(default_factory=list)
+    """Tolerant keys holding another value than expected (also in ``wrong``, with a note)."""
+
+    @property
+    def params_match(self) -> bool:
+        """Every compared value is exactly as expected, tolerant keys included."""
+        return self.exact and not self.tolerated
+
+
+TOLERATED_NOTE = "tolerant: another valid value is reported, not failed"
+"""The note on a :class:`WrongValue` of a tolerant key."""
 
 
 def _describe(constraint: Constraint) -> dict[str, Any]:
@@ -62,8 +76,10 @@ def _violations(value: Any, constraint: Constraint, key: str, spec: ArgumentSpec
 class _Collector:
     """Accumulates findings for one call, with keys optionally prefixed by the call's position."""
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, tolerant: frozenset[str] = frozenset()) -> None:
         self.prefix = prefix
+        self.tolerant = tolerant
+        self.tolerated: list[str] = []
         self.missing: list[str] = []
         self.wrong: list[WrongValue] = []
         self.unexpected: list[str] = []
@@ -74,16 +90,24 @@ class _Collector:
         self.reasons.append(f"missing argument {self.prefix}{key}")
 
     def mismatch(self, key: str, expected: Any, actual: Any, why: str | None = None) -> None:
+        why = why or f"{self.prefix}{key}: expected {short(expected)}, got {short(actual)}"
+        if key in self.tolerant:
+            self.tolerated.append(self.prefix + key)
+            note = TOLERATED_NOTE
+            self.wrong.append(WrongValue(key=self.prefix + key, expected=expected, actual=actual, note=note))
+            self.reasons.append(f"{why} ({note})")
+            return
         self.wrong.append(WrongValue(key=self.prefix + key, expected=expected, actual=actual))
-        self.reasons.append(why or f"{self.prefix}{key}: expected {short(expected)}, got {short(actual)}")
+        self.reasons.append(why)
 
     def extra(self, key: str, why: str | None = None) -> None:
         self.unexpected.append(self.prefix + key)
         self.reasons.append(why or f"unexpected argument {self.prefix}{key}")
 
     def report(self) -> ArgumentReport:
-        exact = not (self.missing or self.wrong or self.unexpected)
-        return ArgumentReport(exact, self.missing, self.wrong, self.unexpected, self.reasons)
+        strict_wrong = len(self.wrong) > len(self.tolerated)
+        exact = not (self.missing or strict_wrong or self.unexpected)
+        return ArgumentReport(exact, self.missing, self.wrong, self.unexpected, self.reasons, self.tolerated)
 
 
 def _compare_exact(expected: dict[str, Any], actual: Mapping[str, Any], out: _Collector) -> None:
@@ -149,7 +173,8 @@ def compare_arguments(spec: ArgumentSpec, actual: Any, *, prefix: str = "") -> A
     ``prefix`` is put in front of every reported key (``calls[1].`` when several calls are graded).
     Never raises on odd model output.
     """
-    out = _Collector(prefix)
+    tolerant = frozenset(spec.assertion.tolerant) if spec.assertion is not None else frozenset()
+    out = _Collector(prefix, tolerant)
     if spec.exact is None and spec.assertion is None:
         return out.report()
     if not isinstance(actual, Mapping):
@@ -175,6 +200,7 @@ def merge_reports(reports: list[ArgumentReport]) -> ArgumentReport | None:
         merged.wrong.extend(report.wrong)
         merged.unexpected.extend(report.unexpected)
         merged.reasons.extend(report.reasons)
+        merged.tolerated.extend(report.tolerated)
     return merged
 
 

@@ -5,18 +5,25 @@ Decision rules, by what the case expects (refusals and provider errors are decid
 * any expectation, ``provider_error`` outcome -> ``not_scored`` (coverage loss, never a failure);
 * any expectation, ``refusal`` outcome -> ``refusal``, which passes only when text was expected
   (declining is then a correct abstention);
+* any expectation, text (no call made) that writes a call of an offered tool as JSON (found by
+  the grader itself, :func:`fcbench.grading.text.written_calls`, or recorded by the adapter as
+  ``json_call_in_text``) -> ``call_in_text``, which never passes: it is no abstention, no
+  clarification and no call (scoring the written call would be a repair);
 * ``tool``: one call of the right name -> ``correct_call``; one call of another tool ->
   ``wrong_tool``; several calls -> ``extra_calls`` (the best call of the right name is still
-  graded); text that asks something -> ``unnecessary_clarification``; other text -> ``missed_call``;
+  graded); text that clarifies (asks, and asserts no value the user never gave) ->
+  ``unnecessary_clarification``; other text -> ``missed_call``;
 * ``tools``: calls paired one-to-one with the expected calls (``order: any``: the best pairing by
   name, then by arguments; ``order: strict``: position by position); fewer calls ->
   ``missed_call``, more -> ``extra_calls``, a paired call of another name -> ``wrong_tool``,
   otherwise ``correct_call``; text as for ``tool``;
 * ``text``: any text -> ``correct_abstention``; any call -> ``unexpected_call``;
-* ``clarification``: text that asks something -> ``correct_clarification`` (a question that
-  names none of the missing values still passes, with a note in ``reasons``); text that asks
-  nothing -> ``missed_call`` (the model neither asked nor acted); a call that supplies a value for
-  a missing argument -> ``guessed_missing``; any other call -> ``unexpected_call``.
+* ``clarification``: text that asks something and asserts no value the conversation never gave
+  -> ``correct_clarification`` (a question that names none of the missing values still passes,
+  with a note in ``reasons``); text stating a value for a missing argument -> ``guessed_missing``;
+  text that asks nothing, or states other values never given (a price, a date, a status, an id,
+  a number: an answer) -> ``missed_call``; a call that supplies a value for a missing argument ->
+  ``guessed_missing``; any other call -> ``unexpected_call`` (:mod:`fcbench.grading.text`).
 
 ``passed`` requires a right decision, no schema failure and no semantic failure.
 """
@@ -31,8 +38,8 @@ from fcbench.grading.calls import check_schema, pair_calls
 from fcbench.grading.inputs import CallSpec, GradeInput
 from fcbench.grading.jsonvalues import short
 from fcbench.grading.semantics import ArgumentReport, compare_arguments, error_count, merge_reports
-from fcbench.grading.text import asks_question, unmentioned
-from fcbench.grading.verdict import RIGHT_DECISIONS, Decision, Verdict
+from fcbench.grading.text import given_text, read_text, unmentioned, written_calls
+from fcbench.grading.verdict import Decision, Verdict, decision_is_right
 from fcbench.suite.models import ExpectClarification, ExpectTools
 
 _NAME_WEIGHT = 1_000_000
@@ -61,9 +68,9 @@ def _names(calls: tuple[ToolCall, ...]) -> str:
     return ", ".join(call.name for call in calls)
 
 
-def _text_instead_of_calls(obs: Observed, expected: list[str]) -> Judgement:
+def _text_instead_of_calls(inp: GradeInput, obs: Observed, expected: list[str]) -> Judgement:
     wanted = ", ".join(expected)
-    if asks_question(obs.text):
+    if read_text(obs.text, given_text(inp.case)).clarifies:
         reason = f"asked a question instead of calling {wanted}"
         return Judgement("unnecessary_clarification", reasons=[reason])
     return Judgement("missed_call", reasons=[f"answered in text; expected a call to {wanted}"])
@@ -72,7 +79,7 @@ def _text_instead_of_calls(obs: Observed, expected: list[str]) -> Judgement:
 def _judge_tool(inp: GradeInput, obs: Observed) -> Judgement:
     spec = inp.calls[0]
     if not obs.calls:
-        return _text_instead_of_calls(obs, [spec.name])
+        return _text_instead_of_calls(inp, obs, [spec.name])
     reports = [
         compare_arguments(spec.arguments, call.arguments) for call in obs.calls if call.name == spec.name
     ]
@@ -99,7 +106,7 @@ def _pair_score(specs: tuple[CallSpec, ...], calls: tuple[ToolCall, ...]) -> Cal
 def _judge_tools(inp: GradeInput, obs: Observed) -> Judgement:
     specs = inp.calls
     if not obs.calls:
-        return _text_instead_of_calls(obs, [spec.name for spec in specs])
+        return _text_instead_of_calls(inp, obs, [spec.name for spec in specs])
     strict = isinstance(inp.case.expected, ExpectTools) and inp.case.expected.order == "strict"
     pairs = pair_calls(len(specs), len(obs.calls), _pair_score(specs, obs.calls), strict_order=strict)
     reports: list[ArgumentReport] = []
@@ -159,8 +166,15 @@ def _judge_clarification(inp: GradeInput, obs: Observed) -> Judgement:
             return Judgement("guessed_missing", reasons=guesses)
         reason = f"called {_names(obs.calls)} instead of asking for {wanted}"
         return Judgement("unexpected_call", reasons=[reason])
-    if not asks_question(obs.text):
+    reading = read_text(obs.text, given_text(inp.case), expected.missing)
+    if reading.guessed:
+        return Judgement("guessed_missing", reasons=[f"the text guessed {g}" for g in reading.guessed])
+    if not reading.asks:
         return Judgement("missed_call", reasons=[f"answered without asking for {wanted}"])
+    if reading.asserted:
+        values = ", ".join(reading.asserted)
+        reason = f"asked, but stated values the user never gave ({values}): an answer, not a question"
+        return Judgement("missed_call", reasons=[reason])
     silent = unmentioned(obs.text, expected.missing)
     notes = [f"the question does not mention {', '.join(silent)}"] if silent else []
     return Judgement("correct_clarification", reasons=notes)
@@ -172,6 +186,26 @@ _JUDGES: Mapping[str, Callable[[GradeInput, Observed], Judgement]] = {
     "text": _judge_text,
     "clarification": _judge_clarification,
 }
+
+
+def written_call_judgement(inp: GradeInput, text: str | None) -> Judgement | None:
+    """``call_in_text`` when a text outcome writes a call of an offered tool as JSON, else None.
+
+    Shared by the strict and BFCL profiles (a call written as text is not a call under either).
+    """
+    offered = [*inp.tools, *(inp.case.name_map or {}).values()]
+    names = written_calls(text, offered, inp.anomalies)
+    if names is None:
+        return None
+    wrote = f"wrote a call to {', '.join(names)} as text" if names else "wrote a call as text"
+    expected = inp.case.expected
+    if isinstance(expected, ExpectClarification):
+        instead = f"expected a question asking for {', '.join(expected.missing)}"
+    elif inp.calls:
+        instead = f"expected a call to {', '.join(spec.name for spec in inp.calls)}"
+    else:
+        instead = "expected no call"
+    return Judgement("call_in_text", reasons=[f"{wrote} instead of making it; {instead}"])
 
 
 def _not_scored(outcome: ProviderErrorOutcome, anomalies: tuple[str, ...]) -> Verdict:
@@ -197,7 +231,7 @@ def grade_strict(inp: GradeInput) -> Verdict:
         obs = Observed(text=outcome.text)
     else:
         obs = _observe(outcome)
-        judgement = _JUDGES[kind](inp, obs)
+        judgement = (None if obs.calls else written_call_judgement(inp, obs.text)) or _JUDGES[kind](inp, obs)
     schema = check_schema(obs.calls, inp.tools, inp.validators)
     report = judgement.report
     reasons = list(judgement.reasons)
@@ -206,7 +240,7 @@ def grade_strict(inp: GradeInput) -> Verdict:
         reasons.append(f"schema: {schema.errors[0]}{more}")
     if report is not None:
         reasons.extend(report.reasons)
-    right = judgement.decision in RIGHT_DECISIONS or (judgement.decision == "refusal" and kind == "text")
+    right = decision_is_right(judgement.decision, kind)
     anomalies = list(inp.anomalies) + [code for code in schema.anomalies if code not in inp.anomalies]
     return Verdict(
         passed=right and schema.valid is not False and (report is None or report.exact),
@@ -214,6 +248,7 @@ def grade_strict(inp: GradeInput) -> Verdict:
         schema_valid=schema.valid,
         schema_errors=schema.errors,
         semantic_exact=None if report is None else report.exact,
+        params_match=None if report is None or not judgement.calls_scored else report.params_match,
         missing=[] if report is None else report.missing,
         wrong=[] if report is None else report.wrong,
         unexpected=[] if report is None else report.unexpected,

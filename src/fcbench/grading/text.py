@@ -1,13 +1,30 @@
-"""Reading a text answer: does it ask the user for something, and does it name what is missing?
+"""Reading a text answer: does it ask the user for something, what does it assert, what does it name?
 
-Detection is deliberately lenient and language-light: a question mark anywhere, a sentence that
-opens like a question, or a polite request for information ("please provide", "let me know").
+A text is read sentence by sentence (English and Chinese punctuation). A sentence *asks* when it
+has a question mark (``?``, ``？``, ``¿``), a Chinese question particle or request (``吗``, ``呢``,
+``请提供``, ``请告诉``, ``能否``, ``可以告诉``, ...), opens like a question (``what``, ``which``,
+``could``, ...), or requests information ("could you", "can you", "please provide", "please tell
+me", "what is your", "let me know your ..."). Closing pleasantries ("Let me know if you need
+anything else.", "还有其他问题吗？") neither ask nor assert.
+
+Every other sentence is a statement, and a statement *asserts* a value when it holds a price or
+amount with a currency, a date, an order status word (shipped, delivered, 已发货, ...), an order id
+or other identifier, or a number, that the conversation so far never gave (:func:`read_text`;
+a statement naming the status only as a condition, "if it has shipped", asserts no status).
+
+A clarification is structural (:attr:`TextReading.clarifies`): it asks, and asserts nothing.
+:func:`written_calls` finds tool calls written as JSON in a text instead of being made.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from fcbench.contract import AssistantMessage, ToolResultMessage, calls_in_text
+from fcbench.suite.models import Case
 
 _QUESTION_MARKS = ("?", "？", "¿")
 _OPENER = re.compile(
@@ -23,8 +40,17 @@ _REQUESTS = (
     "please send",
     "please give",
     "please enter",
-    "please let me know",
-    "let me know",
+    "tell me your",
+    "tell me the",
+    "could you",
+    "can you",
+    "would you",
+    "will you",
+    "what is your",
+    "what's your",
+    "may i have",
+    "i need to know",
+    "like to know",
     "i need your",
     "i need the",
     "i'll need",
@@ -32,20 +58,267 @@ _REQUESTS = (
     "i would need",
     "i'd need",
 )
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!:;\n])\s+")
+_LET_ME_KNOW = re.compile(r"\blet me know\b(?!\s+(?:if|whether|when|once)\b)")
+"""Asks in "let me know your postal code", not in "let me know if you need anything else"."""
+_CJK_ASKING = (
+    "吗",
+    "呢",
+    "请提供",
+    "请告诉",
+    "请问",
+    "请确认",
+    "请输入",
+    "请说明",
+    "请发送",
+    "请给",
+    "能否",
+    "可否",
+    "可以告诉",
+    "可以提供",
+    "麻烦提供",
+    "麻烦告诉",
+    "需要您提供",
+    "需要你提供",
+    "哪个",
+    "哪一",
+)
+_PLEASANTRY = re.compile(
+    r"\b(?:anything else|something else|any (?:other|further|more) (?:questions?|help|assistance)|"
+    r"other questions|further (?:questions|assistance|help))\b"
+    r"|还有(?:什么|其他|别的)|其他(?:问题|需要)|(?:如有|如果有)(?:任何|其他)?(?:问题|需要)|随时"
+)
+"""Offers of more help, which close an answer without asking the user for anything."""
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?:;])\s+|(?<=[。！？：；])|\n+")
+_LIST_MARKER = re.compile(r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+")
+_EXAMPLE = re.compile(r"\b(?:for example|for instance|e\.g\.|such as|looks? like)\b|例如|比如|譬如")
+"""An illustration ("it should look like ORD-000012") asserts nothing."""
 _WORD = re.compile(r"[a-z0-9]+")
+
+_CURRENCY_CODES = r"usd|eur|gbp|cny|rmb|jpy|cad|aud|chf|inr"
+_AMOUNT = r"\d[\d,]*(?:\.\d+)?"
+_PRICE = re.compile(
+    rf"[$€£¥￥]\s?{_AMOUNT}|\b(?:{_CURRENCY_CODES})\s?{_AMOUNT}"
+    rf"|{_AMOUNT}\s?(?:(?:{_CURRENCY_CODES}|dollars?|euros?|pounds?|yuan)\b|元|美元|欧元|英镑|块)",
+    re.IGNORECASE,
+)
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATE = re.compile(
+    rf"\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTHS}(?=\W|$)|\b{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+    r"|\d{1,2}\s?月\s?\d{1,2}\s?[日号]|\d{4}\s?年",
+    re.IGNORECASE,
+)
+_STATUS = re.compile(
+    r"\b(?:shipped|delivered|in transit|out for delivery|dispatched|cancell?ed|refunded|on hold|"
+    r"pending|processing|returned)\b"
+    r"|已发货|已送达|已签收|运输中|配送中|派送中|已取消|已退款|待付款|未付款|已付款|已支付|处理中|待发货",
+    re.IGNORECASE,
+)
+_CONDITION = re.compile(r"\b(?:if|whether|once|unless|when)\b|是否|还是|如果|一旦|假如", re.IGNORECASE)
+"""A statement that names a status only as a condition or an alternative does not assert it."""
+_IDENTIFIER = re.compile(
+    r"\b[A-Za-z]{2,}[-_]?\d{2,}\b|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{6,}\b"
+)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+PARAMETER_ALIASES: dict[str, tuple[str, ...]] = {
+    "postal": ("邮政编码", "邮编"),
+    "zip": ("邮政编码", "邮编"),
+    "order": ("订单号", "订单编号", "订单"),
+    "email": ("邮箱", "电子邮件", "邮件地址"),
+    "weight": ("重量",),
+    "grams": ("重量", "克"),
+    "country": ("国家",),
+    "reason": ("原因", "理由"),
+    "amount": ("金额",),
+    "status": ("状态",),
+}
+"""Words of a parameter name -> how Chinese texts name it (the suites are half Chinese)."""
+
+
+def _sentences(text: str) -> list[str]:
+    cleaned = _LIST_MARKER.sub("", text)
+    return [s.strip() for s in _SENTENCE_SPLIT.split(cleaned) if s.strip()]
+
+
+def _is_pleasantry(sentence: str) -> bool:
+    return _PLEASANTRY.search(sentence.lower()) is not None
+
+
+def _asks(sentence: str) -> bool:
+    if any(mark in sentence for mark in _QUESTION_MARKS):
+        return True
+    if any(marker in sentence for marker in _CJK_ASKING):
+        return True
+    lowered = sentence.lower()
+    if _OPENER.match(lowered) or _LET_ME_KNOW.search(lowered):
+        return True
+    return any(phrase in lowered for phrase in _REQUESTS)
 
 
 def asks_question(text: str | None) -> bool:
-    """True when ``text`` asks the user a question or requests information from them."""
+    """True when some sentence of ``text`` asks the user a question or requests information.
+
+    Closing pleasantries ("Is there anything else I can help with?") do not count.
+    """
     if not text or not text.strip():
         return False
-    if any(mark in text for mark in _QUESTION_MARKS):
+    return any(_asks(s) and not _is_pleasantry(s) for s in _sentences(text))
+
+
+def _squash(value: str) -> str:
+    return re.sub(r"[\s\-_]", "", value.lower())
+
+
+def _number(token: str) -> float | None:
+    try:
+        return float(token.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _given_numbers(given: str) -> set[float]:
+    numbers = {n for n in (_number(t) for t in _NUMBER.findall(given)) if n is not None}
+    return numbers | {n * 1000 for n in numbers} | {n / 1000 for n in numbers}
+
+
+def _given_amount(price: str, given_numbers: set[float]) -> bool:
+    """Whether a price's amount is a number the conversation gave (``25.00 USD`` for ``"total": 25.0``)."""
+    amounts = [_number(token) for token in _NUMBER.findall(price)]
+    return bool(amounts) and all(amount in given_numbers for amount in amounts)
+
+
+def _invented(sentence: str, given: str, given_numbers: set[float]) -> list[tuple[str, str]]:
+    """``(kind, value)`` of the values a statement asserts that ``given`` never held.
+
+    Kinds: ``price``, ``date``, ``identifier``, ``status``, ``number``.
+    """
+    squashed = _squash(given)
+    found: list[tuple[str, str]] = []
+    rest = sentence
+    for kind, pattern in (("price", _PRICE), ("date", _DATE), ("identifier", _IDENTIFIER)):
+        for match in pattern.finditer(rest):
+            value = match.group(0).strip()
+            if _squash(value) in squashed or (kind == "price" and _given_amount(value, given_numbers)):
+                continue
+            found.append((kind, value))
+        rest = pattern.sub(" ", rest)
+    if not _CONDITION.search(sentence):
+        for match in _STATUS.finditer(sentence):
+            if match.group(0).lower() not in given.lower():
+                found.append(("status", match.group(0)))
+    for token in _NUMBER.findall(rest):
+        number = _number(token)
+        if number is not None and number not in given_numbers:
+            found.append(("number", token))
+    return found
+
+
+_GUESS_KINDS: dict[str, frozenset[str]] = {
+    "price": frozenset({"amount", "price", "total", "cost"}),
+    "status": frozenset({"status", "state"}),
+    "date": frozenset({"date", "day", "time", "when", "since", "until"}),
+}
+"""Kinds of asserted values that guess a parameter only when its name has one of these words (a
+quoted price is no guess of a postal code); identifiers and numbers guess any parameter the
+sentence names."""
+
+
+def _names_parameter(sentence: str, name: str) -> bool:
+    lowered = sentence.lower()
+    words = _name_words(name)
+    if name.lower() in lowered or words & set(_WORD.findall(lowered)):
         return True
-    lowered = text.lower()
-    if any(phrase in lowered for phrase in _REQUESTS):
-        return True
-    return any(_OPENER.match(sentence) for sentence in _SENTENCE_SPLIT.split(lowered.strip()))
+    return any(alias in sentence for word in words for alias in PARAMETER_ALIASES.get(word, ()))
+
+
+@dataclass(frozen=True)
+class TextReading:
+    """What a text answer does: asks, asserts values never given, or guesses a missing one."""
+
+    asks: bool
+    """Some sentence asks the user for something."""
+    asserted: tuple[str, ...] = ()
+    """Values stated that the conversation never gave (a price, a date, a status, an id, a number)."""
+    guessed: tuple[str, ...] = ()
+    """``name = value`` for asserted values stated in a sentence naming a missing parameter."""
+
+    @property
+    def clarifies(self) -> bool:
+        """A clarification: asks for something and asserts nothing the user never gave."""
+        return self.asks and not self.asserted
+
+
+def read_text(text: str | None, given: str, missing: Sequence[str] = ()) -> TextReading:
+    """Read ``text`` against ``given`` (everything the conversation said before the answer).
+
+    ``missing`` names the parameters the user did not supply: a value asserted in a sentence
+    that names one of them is a guess of it.
+    """
+    if not text or not text.strip():
+        return TextReading(asks=False)
+    numbers = _given_numbers(given)
+    asks = False
+    asserted: list[str] = []
+    guessed: list[str] = []
+    for sentence in _sentences(text):
+        if _is_pleasantry(sentence):
+            continue
+        if _asks(sentence):
+            asks = True
+            continue
+        if _EXAMPLE.search(sentence):
+            continue
+        values = _invented(sentence, given, numbers)
+        asserted += [value for _, value in values]
+        for name in missing:
+            if not values or not _names_parameter(sentence, name):
+                continue
+            words = _name_words(name)
+            guessed += [
+                f"{name} = {value}"
+                for kind, value in values
+                if kind not in _GUESS_KINDS or _GUESS_KINDS[kind] & words
+            ]
+    return TextReading(asks=asks, asserted=tuple(dict.fromkeys(asserted)), guessed=tuple(guessed))
+
+
+def _content_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    return json.dumps(content, ensure_ascii=False, default=str)
+
+
+def given_text(case: Case) -> str:
+    """Everything the conversation said before the model's answer: history (texts, calls, tool
+    results) and the prompt, one part per line."""
+    parts: list[str] = []
+    for message in case.history:
+        if isinstance(message, AssistantMessage):
+            parts.append(message.content or "")
+            parts += [_content_text(call.arguments) for call in message.calls]
+        elif isinstance(message, ToolResultMessage):
+            parts.append(_content_text(message.content))
+        else:
+            parts.append(message.content)
+    parts.append(case.prompt)
+    return "\n".join(parts)
+
+
+def written_calls(
+    text: str | None, offered: Iterable[str], anomalies: Sequence[str] = ()
+) -> list[str] | None:
+    """Names of the tool calls ``text`` writes out as JSON instead of making them; None when none.
+
+    The grader reads the text itself (:func:`fcbench.contract.calls_in_text`, calls
+    of ``offered`` tools), so an outcome graded without the adapter (an older record, an outcome
+    built by hand) is judged the same; an adapter's ``json_call_in_text`` anomaly counts too
+    (its names may then be unknown: an empty list).
+    """
+    names = [call.name for call in calls_in_text(text, list(offered))]
+    if names:
+        return list(dict.fromkeys(names))
+    return [] if "json_call_in_text" in anomalies else None
 
 
 def _name_words(name: str) -> set[str]:
@@ -56,16 +329,8 @@ def _name_words(name: str) -> set[str]:
 def unmentioned(text: str | None, names: Sequence[str]) -> list[str]:
     """The ``names`` (argument names such as ``postal_code``) that ``text`` does not mention.
 
-    A name counts as mentioned when the text contains the name itself or any of its words of
-    three letters or more (``postal`` or ``code`` for ``postal_code``).
+    A name counts as mentioned when the text contains the name itself, any of its words of three
+    letters or more (``postal`` or ``code`` for ``postal_code``), or a Chinese name of one of those
+    words (:data:`PARAMETER_ALIASES`: ``邮政编码`` for ``postal``).
     """
-    lowered = (text or "").lower()
-    words = set(_WORD.findall(lowered))
-    missing: list[str] = []
-    for name in names:
-        if name.lower() in lowered:
-            continue
-        if _name_words(name) & words:
-            continue
-        missing.append(name)
-    return missing
+    return [name for name in names if not _names_parameter(text or "", name)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 Decision = Literal[
     "correct_call",
@@ -25,16 +25,32 @@ Decision = Literal[
     "correct_clarification",
     "unnecessary_clarification",
     "guessed_missing",
+    "call_in_text",
     "refusal",
     "not_scored",
 ]
-"""The tool decision the model made, relative to what the case expected."""
+"""The tool decision the model made, relative to what the case expected.
+
+``correct_call``: the expected call(s); ``wrong_tool``: a call of another tool; ``unexpected_call``:
+a call where none was expected; ``missed_call``: no call (or too few) where one was expected, or
+an answer where a question was expected; ``extra_calls``: more calls than expected;
+``correct_abstention``: text where no call was expected; ``correct_clarification``: a question
+asking for the missing values, asserting none; ``unnecessary_clarification``: a question where
+the call was possible; ``guessed_missing``: a value the user never gave, supplied in a call or
+stated in text; ``call_in_text``: no call made, but a call of an offered tool written as JSON in
+the text (never right: it is no abstention, no clarification and no call); ``refusal``: the
+provider's refusal; ``not_scored``: a provider or harness error (coverage loss)."""
 
 DECISIONS: tuple[str, ...] = get_args(Decision)
 """Every decision value, in a stable order (rows and columns of the confusion matrix)."""
 
 RIGHT_DECISIONS: frozenset[str] = frozenset({"correct_call", "correct_abstention", "correct_clarification"})
 """Decisions that are right whatever the case (a ``refusal`` is right only when text was expected)."""
+
+
+def decision_is_right(decision: str, expected_kind: str | None) -> bool:
+    """Whether ``decision`` is right for a case expecting ``expected_kind`` (strict rules)."""
+    return decision in RIGHT_DECISIONS or (decision == "refusal" and expected_kind == "text")
 
 
 RecoveryOutcome = Literal[
@@ -67,6 +83,16 @@ class WrongValue(_Frozen):
     """The expected value, or a description of what was accepted (``{"oneOf": [...]}``, a constraint)."""
     actual: Any = None
     """The value the model produced, exactly as produced."""
+    note: str | None = None
+    """Set when the difference does not fail the case (a ``tolerant`` key: another valid value);
+    left out of the serialised form when unset."""
+
+    @model_serializer(mode="wrap")
+    def _without_unset_note(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("note") is None:
+            data.pop("note", None)
+        return data
 
 
 class RecoveryVerdict(_Frozen):
@@ -85,7 +111,11 @@ class RecoveryVerdict(_Frozen):
     claims: list[str] = Field(default_factory=list)
     """Unsupported claims found in the final text (``refund``, ``cancellation``, ...)."""
     reasons: list[str] = Field(default_factory=list)
-    """Why the conversation got this outcome."""
+    """Why the conversation got this outcome, then one ``turn N: ...`` line per failed turn."""
+    failed_turns: list[int] = Field(default_factory=list)
+    """Model turns (from 1) whose decision was wrong: the opening turn's decision against the
+    case, and any turn that wrote a call as text or called a tool that was not offered. A
+    conversation with a failed turn does not pass, whatever its outcome."""
 
 
 class Verdict(_Frozen):
@@ -100,7 +130,12 @@ class Verdict(_Frozen):
     schema_errors: list[str] = Field(default_factory=list)
     """One message per schema violation, parse error or call to a tool that was not offered."""
     semantic_exact: bool | None = None
-    """Whether the graded calls' arguments match the expectation; null when not applicable."""
+    """Whether the graded calls' arguments satisfy the expectation (a tolerant key's other value is
+    allowed); null when not applicable."""
+    params_match: bool | None = None
+    """Whether every graded argument holds exactly the expected value, tolerant keys included;
+    false when a ``tolerant`` key holds another (schema-valid) value, which is reported in
+    ``wrong`` but does not fail the case; null when no call's arguments were compared."""
     missing: list[str] = Field(default_factory=list)
     """Expected argument keys the model left out."""
     wrong: list[WrongValue] = Field(default_factory=list)

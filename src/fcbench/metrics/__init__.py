@@ -21,6 +21,14 @@ Definitions (per target ``endpoint:model`` and mode):
   normalised outcome is the decision plus each call's name and canonical argument JSON.
 * ``pass_hat_k``: per case with ``n`` scorable repeats and ``c`` passes, ``C(c,k)/C(n,k)``, averaged
   over the cases with ``n >= k``.
+* ``anomalies``: accepted observations per anomaly code (record and verdict codes, each once per
+  observation); ``with_anomalies``: accepted observations with any, out of accepted.
+* ``drift`` per case: per ``tool.argument``, distinct canonical values over the scorable tool-call
+  repeats and the most common one's share (at most 16 values tracked per argument);
+  ``drifting_cases`` counts the cases with any.
+* ``stream_parity`` (on the ``stream`` entry, when ``selection`` and ``stream`` are both reported):
+  (case, repeat) pairs scored in both modes with the same normalised outcome key.
+* Every rate carries ``low``/``high``, its Wilson score 95% interval (null when ``d`` is 0).
 * Duplicate observations of one (target, case, repeat, mode) key: a later record replaces an earlier
   provider or harness error; any other duplicate is ignored and counted in ``duplicates``. Tokens and
   cost count every record, because every request was billed.
@@ -39,8 +47,10 @@ from fcbench.grading.regrade import regrade_records
 from fcbench.metrics.aggregate import RunAccumulator
 from fcbench.metrics.models import (
     METRICS_VERSION,
+    ArgumentDrift,
     CaseSummary,
     Latency,
+    ParityDifference,
     Rate,
     RunInfo,
     RunMetrics,
@@ -51,6 +61,7 @@ from fcbench.metrics.models import (
 from fcbench.metrics.observe import (
     SELECTION_KINDS,
     failure_reasons,
+    record_anomalies,
 )
 from fcbench.store.records import RECORDS_FILE, Record, iter_record_dicts, read_manifest
 from fcbench.suite.loader import load_suite
@@ -110,8 +121,10 @@ def _bad_record(run_dir: Path, number: int, rec: Any) -> RunStateError | None:
 __all__ = [
     "METRICS_VERSION",
     "SELECTION_KINDS",
+    "ArgumentDrift",
     "CaseSummary",
     "Latency",
+    "ParityDifference",
     "Rate",
     "RecordObserver",
     "RunAccumulator",
@@ -122,4 +135,5 @@ __all__ = [
     "Tokens",
     "compute_metrics",
     "failure_reasons",
+    "record_anomalies",
 ]

@@ -1,7 +1,15 @@
 """The streaming pass behind :func:`fcbench.metrics.compute_metrics`: fold record dicts into state.
 
 State is kept per target x mode and per case (:mod:`fcbench.metrics.state`); nothing is kept per
-record except one float per accepted observation for exact latency percentiles.
+record except one float per accepted observation for exact latency percentiles, and one short
+outcome key per scorable observation of the two modes stream parity compares.
+
+* Anomalies: per accepted observation, the codes of the record's and the verdict's anomalies, each
+  code once, counted per code and per case; ``with_anomalies`` counts observations with any.
+* Argument drift: see :mod:`fcbench.metrics.drift`.
+* Stream parity (per target, when ``selection`` and ``stream`` are both reported): over the
+  (case, repeat) pairs scored in both modes, those with the same
+  :func:`~fcbench.grading.normalised_outcome_key`; computed in :meth:`RunAccumulator.finish`.
 """
 
 from __future__ import annotations
@@ -9,8 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from fcbench.grading import normalised_outcome_key
-from fcbench.metrics.models import CaseSummary, RunInfo, RunMetrics, TargetMetrics
-from fcbench.metrics.observe import failure_reasons
+from fcbench.metrics.drift import DriftState
+from fcbench.metrics.models import CaseSummary, ParityDifference, Rate, RunInfo, RunMetrics, TargetMetrics
+from fcbench.metrics.observe import failure_reasons, record_anomalies
 from fcbench.metrics.state import CaseState, GroupState
 from fcbench.store.records import Manifest, label_of
 
@@ -19,6 +28,9 @@ MAX_REASONS_PER_CASE = 12
 
 MAX_EXAMPLE_CHARS = 300
 """Provider error messages kept as examples are cut to this length (they are redacted already)."""
+
+PARITY_MODES = ("selection", "stream")
+"""The two modes (names in :data:`fcbench.contract.MODES`) whose outcomes stream parity compares."""
 
 
 class RunAccumulator:
@@ -62,13 +74,16 @@ class RunAccumulator:
             _undo_error(group, case, prior)
         case.seen |= bit
         group.observed += 1
+        verdict = rec.get("verdict")
+        codes: tuple[str, ...] = ()
         if accepted:
             group.accepted += 1
             latency = rec.get("latency_ms")
             if isinstance(latency, int | float):
                 group.latencies.append(float(latency))
+            codes = record_anomalies(rec)
+            _count_anomalies(group, case, codes, 1)
 
-        verdict = rec.get("verdict")
         decision = verdict.get("decision") if isinstance(verdict, dict) else None
         if not isinstance(verdict, dict) or not accepted or decision is None or decision == "not_scored":
             if not accepted:
@@ -82,9 +97,13 @@ class RunAccumulator:
             case.errors += 1
             if case.error_repeats is None:
                 case.error_repeats = {}
-            case.error_repeats[repeat] = (code, accepted)
+            case.error_repeats[repeat] = (code, accepted, codes)
             return
-        _add_scorable(group, case, outcome, verdict, str(decision))
+        key = _add_scorable(group, case, outcome, verdict, str(decision))
+        if rec.get("mode") in PARITY_MODES:
+            if case.repeat_keys is None:
+                case.repeat_keys = {}
+            case.repeat_keys[repeat] = key
 
     def finish(self, manifest: Manifest, read: int, wanted: set[str] | None) -> RunMetrics:
         """Build the metrics; ``wanted`` restricts the manifest's modes (None: all of them).
@@ -101,6 +120,10 @@ class RunAccumulator:
         per_group_planned = manifest.planned / max(1, len(manifest.targets) * len(manifest.modes))
         out: list[TargetMetrics] = []
         cases: list[CaseSummary] = []
+        parity: dict[str, dict[str, Any]] = {}
+        if all(m in {mode for _, mode in ordered} for m in PARITY_MODES):
+            for label in dict.fromkeys(label for label, _ in ordered):
+                parity[label] = self._stream_parity(label)
         for label, mode in ordered:
             group = self.groups.get((label, mode)) or GroupState.of(targets.get(label, {}))
             known = label in targets and mode in manifest.modes
@@ -109,7 +132,10 @@ class RunAccumulator:
             else:
                 planned = max(round(per_group_planned) if known else 0, group.observed)
             named = str(targets.get(label, {}).get("name") or label)
-            out.append(group.metrics(label, mode, planned).model_copy(update={"name": named}))
+            update: dict[str, Any] = {"name": named}
+            if mode == PARITY_MODES[1] and label in parity:
+                update.update(parity[label])
+            out.append(group.metrics(label, mode, planned).model_copy(update=update))
             cases += [c.summary(label, mode, cid) for cid, c in sorted(group.cases.items())]
             group.cases.clear()
         info = RunInfo(
@@ -125,6 +151,49 @@ class RunAccumulator:
             planned=manifest.planned,
         )
         return RunMetrics(run=info, records_read=read, targets=out, cases=cases)
+
+    def _stream_parity(self, label: str) -> dict[str, Any]:
+        """``stream_parity`` and ``stream_parity_differences`` of one target (both modes reported)."""
+        first, second = ((self.groups.get((label, m)) or GroupState.of({})).cases for m in PARITY_MODES)
+        same = total = 0
+        differences: list[ParityDifference] = []
+        for case_id in sorted(set(first) & set(second)):
+            a = first[case_id].repeat_keys or {}
+            b = second[case_id].repeat_keys or {}
+            repeats = sorted(set(a) & set(b))
+            differing = [r for r in repeats if a[r] != b[r]]
+            total += len(repeats)
+            same += len(repeats) - len(differing)
+            if differing:
+                differences.append(
+                    ParityDifference(
+                        case_id=case_id,
+                        differing=Rate(n=len(differing), d=len(repeats)),
+                        repeats=differing,
+                        selection=[_decision_of(a[r]) for r in differing],
+                        stream=[_decision_of(b[r]) for r in differing],
+                    )
+                )
+        return {"stream_parity": Rate(n=same, d=total), "stream_parity_differences": differences}
+
+
+def _decision_of(key: str) -> str:
+    """The decision part of a :func:`~fcbench.grading.normalised_outcome_key` (``decision:digest``)."""
+    return key.rpartition(":")[0]
+
+
+def _count_anomalies(group: GroupState, case: CaseState, codes: tuple[str, ...], sign: int) -> None:
+    """Add (``sign`` 1) or take back (-1) one observation's anomaly codes."""
+    if not codes:
+        return
+    group.anomalous += sign
+    if case.anomalies is None:
+        case.anomalies = {}
+    for counts in (group.anomalies, case.anomalies):
+        for code in codes:
+            counts[code] = counts.get(code, 0) + sign
+            if not counts[code]:
+                del counts[code]
 
 
 def _add_spend(group: GroupState, rec: dict[str, Any], accepted: bool) -> None:
@@ -144,9 +213,10 @@ def _add_spend(group: GroupState, rec: dict[str, Any], accepted: bool) -> None:
         group.cost_unknown += 1
 
 
-def _undo_error(group: GroupState, case: CaseState, prior: tuple[str, bool]) -> None:
+def _undo_error(group: GroupState, case: CaseState, prior: tuple[str, bool, tuple[str, ...]]) -> None:
     """Forget an earlier error observation that a later record of the same key replaces."""
-    code, was_accepted = prior
+    code, was_accepted, codes = prior
+    _count_anomalies(group, case, codes, -1)
     group.observed -= 1
     group.accepted -= int(was_accepted)
     group.provider_errors[code] -= 1
@@ -157,7 +227,8 @@ def _undo_error(group: GroupState, case: CaseState, prior: tuple[str, bool]) -> 
 
 def _add_scorable(
     group: GroupState, case: CaseState, outcome: dict[str, Any], verdict: dict[str, Any], decision: str
-) -> None:
+) -> str:
+    """Fold in one scorable observation; return its normalised outcome key."""
     passed = verdict.get("passed") is True
     case.scorable += 1
     case.passes += passed
@@ -165,6 +236,9 @@ def _add_scorable(
     if outcome.get("kind") == "tool_calls":
         group.schema[1] += 1
         group.schema[0] += verdict.get("schema_valid") is True
+        if case.drift is None:
+            case.drift = DriftState()
+        case.drift.add(outcome.get("calls"))
     if decision == "correct_call":
         group.semantic[1] += 1
         group.semantic[0] += verdict.get("semantic_exact") is True
@@ -182,3 +256,4 @@ def _add_scorable(
                 case.reasons[reason] = case.reasons.get(reason, 0) + 1
     key = normalised_outcome_key(outcome, decision)
     case.outcomes[key] = case.outcomes.get(key, 0) + 1
+    return key

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from fcbench.metrics.stats import wilson_interval
+
 METRICS_VERSION = "1"
 
 
 class Rate(BaseModel):
-    """A proportion with its numerator and denominator; ``rate`` is null when ``d`` is 0."""
+    """A proportion with its numerator and denominator; ``rate``, ``low``, ``high`` are null when ``d`` is 0.
+
+    ``low`` and ``high`` are computed, like ``rate``, so metrics JSON written before they existed
+    reads back unchanged.
+    """
 
     model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
@@ -22,6 +28,25 @@ class Rate(BaseModel):
     def rate(self) -> float | None:
         """``n / d``, or null when nothing was measured."""
         return self.n / self.d if self.d else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def low(self) -> float | None:
+        """Lower bound of the Wilson score 95% interval of ``n / d``; null when ``d`` is 0."""
+        interval = self._interval()
+        return None if interval is None else interval[0]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def high(self) -> float | None:
+        """Upper bound of the Wilson score 95% interval of ``n / d``; null when ``d`` is 0."""
+        interval = self._interval()
+        return None if interval is None else interval[1]
+
+    def _interval(self) -> tuple[float, float] | None:
+        if not 0 <= self.n <= self.d:
+            return None
+        return wilson_interval(self.n, self.d)
 
 
 class Stability(BaseModel):
@@ -71,6 +96,38 @@ class Tokens(BaseModel):
     unreported: int = 0
     """Accepted observations that reported no input or no output token count (what they did report
     is in the totals)."""
+
+
+class ArgumentDrift(BaseModel):
+    """How one argument of one tool varied over a case's repeats."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    distinct: int
+    """Distinct values (compared as canonical JSON, so ``750`` and ``750.0`` are one value; a repeat
+    whose call omits the argument counts as the value "absent")."""
+    top: Rate
+    """Repeats with the most common value, out of the scorable repeats that called the tool."""
+    capped: bool = False
+    """More distinct values were seen than are tracked (``MAX_DRIFT_VALUES``): ``distinct`` is a
+    lower bound and ``top`` counts only the tracked values."""
+
+
+class ParityDifference(BaseModel):
+    """A case whose streamed and non-streamed outcomes differ in at least one repeat."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    case_id: str
+    """The case's id in the suite."""
+    differing: Rate
+    """Repeats whose outcome keys differ, out of the repeats scored in both modes."""
+    repeats: list[int]
+    """The differing repeats, in order."""
+    selection: list[str]
+    """The ``selection`` decision of each differing repeat (same order as ``repeats``)."""
+    stream: list[str]
+    """The ``stream`` decision of each differing repeat (same order as ``repeats``)."""
 
 
 class TargetMetrics(BaseModel):
@@ -152,6 +209,20 @@ class TargetMetrics(BaseModel):
     duplicates: int = 0
     """Records ignored because their (case, repeat) was already observed; a record that replaces an
     earlier provider or harness error is not counted."""
+    anomalies: dict[str, int] = Field(default_factory=dict)
+    """Anomaly code -> accepted observations carrying it (the record's and the verdict's anomalies,
+    each code once per observation); codes are explained by :data:`fcbench.contract.ANOMALY_CODES`."""
+    with_anomalies: Rate = Field(default_factory=Rate)
+    """Accepted observations with at least one anomaly, out of accepted observations."""
+    drifting_cases: int = 0
+    """Cases with at least one argument whose value varied over the scorable repeats (see
+    :attr:`CaseSummary.drift`)."""
+    stream_parity: Rate | None = None
+    """On the ``stream`` entry of a target whose ``selection`` and ``stream`` modes are both reported:
+    (case, repeat) pairs with the same normalised outcome key in both modes, out of the pairs scored
+    in both; null otherwise."""
+    stream_parity_differences: list[ParityDifference] = Field(default_factory=list)
+    """The cases counted in ``stream_parity`` whose outcomes differ in at least one repeat, by case id."""
 
 
 class CaseSummary(BaseModel):
@@ -185,6 +256,11 @@ class CaseSummary(BaseModel):
     """Scorable repeats that produced the most common normalised outcome, out of scorable repeats."""
     distinct_outcomes: int
     """Distinct normalised outcomes among the scorable repeats."""
+    anomalies: dict[str, int] = Field(default_factory=dict)
+    """Anomaly code -> accepted repeats carrying it (each code once per repeat)."""
+    drift: dict[str, ArgumentDrift] = Field(default_factory=dict)
+    """``tool.argument`` -> how its value varied over the scorable repeats with tool calls; only
+    arguments with more than one distinct value."""
 
 
 class RunInfo(BaseModel):

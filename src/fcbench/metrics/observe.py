@@ -1,4 +1,4 @@
-"""What the metrics read from one record beyond its counts: the reasons it failed."""
+"""What the metrics read from one record beyond its counts: the reasons it failed, its anomaly codes."""
 
 from __future__ import annotations
 
@@ -6,10 +6,20 @@ import json
 from typing import Any
 
 from fcbench.grading import RIGHT_DECISIONS
+from fcbench.grading.inputs import anomaly_codes
 
 SELECTION_KINDS = frozenset({"tool", "tools", "text", "clarification"})
 """Expected kinds that selection accuracy applies to."""
 MAX_REASON_CHARS = 200
+
+
+def record_anomalies(rec: dict[str, Any]) -> tuple[str, ...]:
+    """The anomaly codes of one record: the record's (the adapter's), then the verdict's, each once."""
+    found: list[Any] = list(rec.get("anomalies") or [])
+    verdict = rec.get("verdict")
+    if isinstance(verdict, dict):
+        found += list(verdict.get("anomalies") or [])
+    return anomaly_codes(a for a in found if isinstance(a, dict | str))
 
 
 def failure_reasons(verdict: dict[str, Any]) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from fcbench.grading import RIGHT_DECISIONS
 from fcbench.metrics import stats
+from fcbench.metrics.drift import DriftState
 from fcbench.metrics.models import CaseSummary, Latency, Rate, Stability, TargetMetrics, Tokens
 from fcbench.metrics.observe import SELECTION_KINDS
 
@@ -36,8 +37,15 @@ class CaseState:
     """:func:`fcbench.grading.normalised_outcome_key` -> repeats that produced it."""
     seen: int = 0
     """Bit set of the repeats already folded in."""
-    error_repeats: dict[int, tuple[str, bool]] | None = None
-    """repeat -> (error code, accepted) for repeats lost to errors (a later record may replace them)."""
+    error_repeats: dict[int, tuple[str, bool, tuple[str, ...]]] | None = None
+    """repeat -> (error code, accepted, anomaly codes counted) for repeats lost to errors (a later
+    record may replace them)."""
+    anomalies: dict[str, int] | None = None
+    """Anomaly code -> accepted repeats carrying it."""
+    drift: DriftState | None = None
+    """Argument values of the scorable tool-call repeats (created on the first one)."""
+    repeat_keys: dict[int, str] | None = None
+    """repeat -> normalised outcome key, kept only in the modes stream parity compares."""
 
     @classmethod
     def of(cls, case: dict[str, Any]) -> CaseState:
@@ -66,6 +74,8 @@ class CaseState:
             reasons=dict(sorted((self.reasons or {}).items(), key=lambda kv: (-kv[1], kv[0]))),
             stability=Rate(n=top, d=self.scorable),
             distinct_outcomes=len(self.outcomes),
+            anomalies=dict(sorted((self.anomalies or {}).items())),
+            drift=self.drift.summary() if self.drift is not None else {},
         )
 
 
@@ -92,6 +102,10 @@ class GroupState:
     cost: float = 0.0
     cost_unknown: int = 0
     duplicates: int = 0
+    anomalies: dict[str, int] = field(default_factory=dict)
+    """Anomaly code -> accepted observations carrying it."""
+    anomalous: int = 0
+    """Accepted observations with at least one anomaly."""
     cases: dict[str, CaseState] = field(default_factory=dict)
 
     @classmethod
@@ -118,7 +132,9 @@ def _target_metrics(label: str, mode: str, planned: int, g: GroupState) -> Targe
     stab = Stability()
     stab_sum = 0.0
     hat: dict[int, list[float]] = {}
+    drifting = 0
     for case in g.cases.values():
+        drifting += case.drift is not None and bool(case.drift.summary())
         scorable += case.scorable
         passes += case.passes
         correct = sum(case.decisions.get(d, 0) for d in RIGHT_DECISIONS)
@@ -185,4 +201,7 @@ def _target_metrics(label: str, mode: str, planned: int, g: GroupState) -> Targe
         cost_usd=cost,
         cost_per_pass=cost / passes if cost is not None and passes else None,
         duplicates=g.duplicates,
+        anomalies=dict(sorted(g.anomalies.items())),
+        with_anomalies=Rate(n=g.anomalous, d=g.accepted),
+        drifting_cases=drifting,
     )

@@ -5,6 +5,7 @@
 * :func:`two_proportion_z` and :func:`fisher_exact` two-sided tests of two pass rates;
   :func:`proportion_test` picks Fisher's exact test when a cell would be too small for the
   normal approximation.
+* :func:`wilson_interval` the Wilson score interval of a proportion (95% by default).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Sequence
 
 _FISHER_MIN_EXPECTED = 5.0
 """Below this expected count in any cell of the 2x2 table the z-test is replaced by Fisher's test."""
+Z_95 = 1.959963984540054
+"""The two-sided 95% quantile of the standard normal distribution."""
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float | None:
@@ -93,6 +96,26 @@ def proportion_test(x1: int, n1: int, x2: int, n2: int) -> float | None:
     if smallest < _FISHER_MIN_EXPECTED:
         return fisher_exact(x1, n1, x2, n2)
     return two_proportion_z(x1, n1, x2, n2)
+
+
+def wilson_interval(n: int, d: int, z: float = Z_95) -> tuple[float, float] | None:
+    """The Wilson score interval of the proportion ``n / d`` (95% by default), or None when ``d`` is 0.
+
+    ``(p + z²/2d ± z·sqrt(p(1-p)/d + z²/4d²)) / (1 + z²/d)``: unlike the normal approximation it
+    stays inside 0..1 and is not empty at 0/d or d/d (5/10 gives about [0.237, 0.763]).
+    """
+    if d <= 0:
+        return None
+    if not 0 <= n <= d:
+        raise ValueError(f"successes {n} outside 0..{d}")
+    p = n / d
+    z2 = z * z
+    denominator = 1.0 + z2 / d
+    centre = (p + z2 / (2 * d)) / denominator
+    half = z * math.sqrt(p * (1.0 - p) / d + z2 / (4 * d * d)) / denominator
+    low = 0.0 if n == 0 else max(0.0, centre - half)
+    high = 1.0 if n == d else min(1.0, centre + half)
+    return low, high
 
 
 def _log_comb(n: int, k: int) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from fcbench.contract import ANOMALY_CODES
 from fcbench.metrics import CaseSummary, Rate, RunMetrics, TargetMetrics
 
 RATE_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -28,6 +29,23 @@ def fmt_rate(rate: Rate, digits: int = 1) -> str:
     if rate.rate is None:
         return f"– ({rate.n}/{rate.d})"
     return f"{rate.rate * 100:.{digits}f}% ({rate.n}/{rate.d})"
+
+
+def fmt_rate_ci(rate: Rate, digits: int = 1) -> str:
+    """``85.0% (17/20) [62.1–94.8]``: :func:`fmt_rate` and the Wilson 95% interval, in percent."""
+    if rate.low is None or rate.high is None:
+        return fmt_rate(rate, digits)
+    return f"{fmt_rate(rate, digits)} [{rate.low * 100:.{digits}f}–{rate.high * 100:.{digits}f}]"
+
+
+def anomaly_meaning(code: str) -> str:
+    """What an anomaly code means (:data:`fcbench.contract.ANOMALY_CODES`)."""
+    return ANOMALY_CODES.get(code, "not in this fcbench's anomaly vocabulary")
+
+
+def fmt_counts(counts: dict[str, int]) -> str:
+    """``code 3, other 1`` (already sorted by the metrics), or ``none``; cells must still be escaped."""
+    return ", ".join(f"{code} {n}" for code, n in counts.items()) or "none"
 
 
 def fmt_number(value: float | None, digits: int = 0) -> str:
@@ -79,6 +97,11 @@ def failing_cases(metrics: RunMetrics, limit: int | None = None) -> list[CaseSum
 def provider_error_rows(metrics: RunMetrics) -> list[tuple[TargetMetrics, str, int]]:
     """(target, code, count) for every provider or harness error code seen, by target order."""
     return [(t, code, n) for t in metrics.targets for code, n in t.provider_errors.items()]
+
+
+def anomaly_rows(metrics: RunMetrics) -> list[tuple[TargetMetrics, str, int]]:
+    """(target, anomaly code, count) for every anomaly code seen, by target order."""
+    return [(t, code, n) for t in metrics.targets for code, n in t.anomalies.items()]
 
 
 def max_k(metrics: RunMetrics) -> int:

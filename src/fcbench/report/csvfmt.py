@@ -2,7 +2,8 @@
 
 Columns: ``run_id, target, mode, metric, key, n, d, value``. Rates fill ``n`` and ``d`` and put the
 rate (0..1) in ``value``; counts and scalars leave ``n``/``d`` empty. ``key`` names the category,
-tag, error code, k, or ``expected->decision`` cell where a metric has several entries.
+tag, error code, anomaly code, k, or ``expected->decision`` cell where a metric has several entries
+(``anomalies`` has one row per anomaly code, its value the accepted observations carrying it).
 ``pass_hat_k`` and ``latency_ms`` put the number of cases / observations they summarise in ``d``.
 Text cells that would start a spreadsheet formula (``=``, ``+``, ``-``, ``@``) get a leading ``'``.
 """
@@ -65,6 +66,12 @@ def _rows(t: TargetMetrics) -> Iterator[Row]:
     yield ("cost_usd", "", None, None, t.cost_usd)
     yield ("cost_per_pass", "", None, None, t.cost_per_pass)
     yield ("duplicates", "", None, None, t.duplicates)
+    yield _rate("with_anomalies", "", t.with_anomalies)
+    for code, count in t.anomalies.items():
+        yield ("anomalies", code, None, None, count)
+    yield ("drifting_cases", "", None, None, t.drifting_cases)
+    if t.stream_parity is not None:
+        yield _rate("stream_parity", "", t.stream_parity)
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

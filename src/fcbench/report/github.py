@@ -2,8 +2,8 @@
 
 ``fcbench report RUN --format github`` starts with ``**PASS**: ...`` when every case x target result
 passed, else ``**FAIL**: ...`` with the failed and errored counts (the same counting as the JUnit
-report), then one row per target and mode: name, label, pass rate n/d, coverage n/d and provider
-errors by code.
+report), then one row per target and mode: name, label, pass rate n/d, coverage n/d, provider
+errors by code and anomalies by code.
 
 ``fcbench compare BASE NEW --format github`` starts with ``**PASS**: ...`` or ``**FAIL**: N
 thresholds failed``, then one row per pair with the deltas, the failed thresholds (one line each,
@@ -54,6 +54,7 @@ def _target_row(t: TargetMetrics) -> list[str]:
         fmt_rate(t.pass_rate),
         fmt_rate(t.coverage),
         _errors(t.provider_errors),
+        _errors(t.anomalies),
     ]
 
 
@@ -68,7 +69,7 @@ def render_github(metrics: RunMetrics) -> str:
         "",
     ]
     out += table(
-        ["Name", "Target", "Mode", "Pass rate", "Coverage", "Provider errors"],
+        ["Name", "Target", "Mode", "Pass rate", "Coverage", "Provider errors", "Anomalies"],
         [_target_row(t) for t in metrics.targets],
     )
     return "\n".join(out) + "\n"

@@ -5,6 +5,9 @@ embedded as JSON in ``<script type="application/json">`` blocks (with ``<``, ``>
 so no text can close the block), and the template escapes everything else. Model output is treated
 as untrusted text everywhere: the page's script only ever assigns it with ``textContent``.
 
+Every rate is shown with its Wilson 95% interval (and as error bars in the rates chart); anomalies
+are listed per target and code, and the drill-down can be filtered by anomaly code.
+
 For large runs at most ``max_observations`` observations are embedded for the drill-down, failures
 first, then provider or harness errors, then passes; the page says how many were left out.
 """
@@ -22,14 +25,17 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 from fcbench.grading import RIGHT_DECISIONS
-from fcbench.metrics import CaseSummary, RunMetrics, compute_metrics, failure_reasons
+from fcbench.metrics import CaseSummary, RunMetrics, compute_metrics, failure_reasons, record_anomalies
 from fcbench.report.common import (
     RATE_COLUMNS,
+    anomaly_meaning,
+    anomaly_rows,
     column_label,
     failing_cases,
     fmt_cost,
+    fmt_counts,
     fmt_number,
-    fmt_rate,
+    fmt_rate_ci,
     provider_error_rows,
 )
 from fcbench.store.blobs import expand_blobs, load_blob_closure
@@ -127,6 +133,7 @@ def _observation(rec: dict[str, Any], verdict: dict[str, Any] | None, decision: 
         "tags": [str(t) for t in case.get("tags") or []],
         "expected_kind": str(case.get("expected_kind", "")),
         "decision": decision,
+        "anomalies": list(record_anomalies(rec)),
         "passed": passed,
         "reasons": failure_reasons(verdict)
         if verdict and passed is not True and decision != "not_scored"
@@ -159,10 +166,22 @@ def _rates_figure(metrics: RunMetrics) -> str:
             y=[None if r.rate is None else round(r.rate * 100, 2) for r in rates],
             customdata=[f"{r.n}/{r.d}" for r in rates],
             hovertemplate="%{x}: %{y:.1f}% (%{customdata})<extra>%{fullData.name}</extra>",
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [
+                    None if r.rate is None or r.high is None else round((r.high - r.rate) * 100, 2)
+                    for r in rates
+                ],
+                "arrayminus": [
+                    None if r.rate is None or r.low is None else round((r.rate - r.low) * 100, 2)
+                    for r in rates
+                ],
+            },
         )
     fig.update_layout(
         barmode="group",
-        title="Rates per target (%)",
+        title="Rates per target (%), with Wilson 95% intervals",
         yaxis={"range": [0, 100], "title": "%"},
         height=440,
         margin={"l": 50, "r": 20, "t": 50, "b": 120},
@@ -208,7 +227,9 @@ def _matrix(metrics: RunMetrics) -> dict[str, Any]:
                 row_cells.append({"present": False, "target": target, "mode": mode, "label": label})
                 continue
             text = f"{s.passed.n}/{s.passed.d}" if s.passed.d else f"err {s.errors}"
-            title = f"{label}: {fmt_rate(s.passed)}; " + ", ".join(f"{k} {v}" for k, v in s.decisions.items())
+            title = f"{label}: {fmt_rate_ci(s.passed)}; " + ", ".join(
+                f"{k} {v}" for k, v in s.decisions.items()
+            )
             row_cells.append(
                 {
                     "present": True,
@@ -232,7 +253,9 @@ def _summary_rows(metrics: RunMetrics) -> list[dict[str, Any]]:
             {
                 "label": t.target,
                 "mode": t.mode,
-                "rates": [fmt_rate(getattr(t, attr)) for attr, _ in RATE_COLUMNS],
+                "rates": [fmt_rate_ci(getattr(t, attr)) for attr, _ in RATE_COLUMNS],
+                "anomalies": fmt_rate_ci(t.with_anomalies),
+                "anomaly_codes": fmt_counts(t.anomalies),
                 "stability": "–" if s.mean is None else f"{s.mean * 100:.1f}% ({s.n}/{s.d})",
                 "errors": sum(t.provider_errors.values()),
                 "latency": f"{fmt_number(t.latency_ms.p50)} / {fmt_number(t.latency_ms.p95)}",
@@ -298,15 +321,27 @@ def render_html_from(metrics: RunMetrics, sampler: ObservationSampler, run_dir: 
         ],
         "matrix": _matrix(metrics),
         "worst": [
-            {"case": c, "label": column_label(metrics, c), "rate": fmt_rate(c.passed, 0)}
+            {
+                "case": c,
+                "label": column_label(metrics, c),
+                "rate": fmt_rate_ci(c.passed, 0),
+                "anomalies": fmt_counts(c.anomalies),
+            }
             for c in failing_cases(metrics, 50)
         ],
         "errors": [(t.target, t.mode, code, n) for t, code, n in provider_error_rows(metrics)],
+        "anomalies": [
+            (t.target, t.mode, code, anomaly_meaning(code), n) for t, code, n in anomaly_rows(metrics)
+        ],
         "filters": {
             "category": sorted({c.category for c in metrics.cases}),
             "tag": sorted({tag for c in metrics.cases for tag in c.tags}),
             "target": [column_label(metrics, t) for t in metrics.targets],
             "decision": decisions,
+            "anomaly": sorted(
+                {code for o in observations for code in o["anomalies"]}
+                | {c for t in metrics.targets for c in t.anomalies}
+            ),
         },
         "correct_decisions": sorted(RIGHT_DECISIONS),
         "observations_json": json_for_script(json.dumps(observations, ensure_ascii=False)),

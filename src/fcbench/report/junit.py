@@ -11,9 +11,10 @@
 Nothing is ``<skipped>``: a lost observation is an error for CI, not a test that chose not to run.
 Every ``<testcase>`` carries ``time``, the latency of its counted repeats in seconds (summed); every
 ``<testsuite>`` and the ``<testsuites>`` root carry the sum of theirs, and ``tests``, ``failures``,
-``errors`` and ``skipped`` counts. The observations are read through the metrics' record observer
-with the same de-duplication as the metrics: a later record of one (target, case, repeat, mode)
-replaces an earlier error, any other duplicate is ignored.
+``errors`` and ``skipped`` counts; each ``<testsuite>``'s properties include ``anomaly.<code>``
+(the accepted observations carrying that anomaly code). The observations are read through the
+metrics' record observer with the same de-duplication as the metrics: a later record of one
+(target, case, repeat, mode) replaces an earlier error, any other duplicate is ignored.
 """
 
 from __future__ import annotations
@@ -138,9 +139,10 @@ def _properties(suite: ET.Element, metrics: RunMetrics, t: TargetMetrics) -> Non
         "observed": str(t.observed),
         "scorable": str(t.scorable),
     }
+    values |= {f"anomaly.{code}": str(n) for code, n in t.anomalies.items()}
     props = ET.SubElement(suite, "properties")
     for name, value in values.items():
-        ET.SubElement(props, "property", name=name, value=_clean(value))
+        ET.SubElement(props, "property", name=_clean(name), value=_clean(value))
 
 
 def _add_case(

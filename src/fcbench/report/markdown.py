@@ -1,4 +1,7 @@
-"""Markdown report: every failure type per target side by side, each rate as ``rate% (n/d)``.
+"""Markdown report: every failure type per target side by side, each rate as ``rate% (n/d) [low–high]``.
+
+The bracket is the rate's Wilson score 95% interval. Beside the rates: anomalies per code, the
+cases whose arguments drift over repeats, and stream parity when both modes were run.
 
 All text that came from a model, a case file or a configuration is escaped with
 :func:`~fcbench.report.common.md_escape` (pipes, backticks, HTML) before it reaches a table.
@@ -9,13 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from fcbench.metrics import Rate, RunMetrics, TargetMetrics
+from fcbench.metrics.drift import MAX_DRIFT_VALUES
 from fcbench.report.common import (
     RATE_COLUMNS,
+    anomaly_meaning,
     column_label,
     failing_cases,
     fmt_cost,
+    fmt_counts,
     fmt_number,
-    fmt_rate,
+    fmt_rate_ci,
     max_k,
     md_escape,
     provider_error_rows,
@@ -23,6 +29,8 @@ from fcbench.report.common import (
 
 WORST_CASES = 25
 """How many failing case x target rows the worst-cases table shows."""
+DRIFT_ROWS = 100
+"""How many drifting (case, target, argument) rows the argument-drift table shows."""
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
@@ -45,14 +53,16 @@ def render_markdown(metrics: RunMetrics, worst: int = WORST_CASES) -> str:
         f"- Started {md_escape(run.started_at)}, finished {md_escape(run.finished_at or 'not finished')}; "
         f"fcbench {md_escape(run.fcbench_version)}; records read: {metrics.records_read}",
         "",
-        "Every rate is shown as `rate% (n/d)`. Provider and harness errors are coverage loss: they are "
-        "excluded from the denominators of the model metrics.",
+        "Every rate is shown as `rate% (n/d) [low–high]`, the bracket being its Wilson 95% interval. "
+        "Provider and harness errors are coverage loss: they are excluded from the denominators of the "
+        "model metrics.",
         "",
     ]
     out += _summary(metrics) + [""] + _operations(metrics) + [""] + _pass_hat_k(metrics) + [""]
     out += _breakdown(metrics, "Pass rate by category", "category", lambda t: t.by_category) + [""]
     out += _breakdown(metrics, "Pass rate by tag", "tag", lambda t: t.by_tag) + [""]
-    out += _confusion(metrics) + [""] + _worst(metrics, worst) + [""] + _errors(metrics)
+    out += _confusion(metrics) + [""] + _worst(metrics, worst) + [""] + _anomalies(metrics) + [""]
+    out += _drift(metrics) + [""] + _parity(metrics) + _errors(metrics)
     return "\n".join(out) + "\n"
 
 
@@ -67,7 +77,7 @@ def _summary(metrics: RunMetrics) -> list[str]:
     rows = []
     for t in metrics.targets:
         cells = [md_escape(t.target), md_escape(t.mode)]
-        cells += [fmt_rate(getattr(t, attr)) for attr, _ in RATE_COLUMNS]
+        cells += [fmt_rate_ci(getattr(t, attr)) for attr, _ in RATE_COLUMNS]
         s = t.stability
         stab = "–" if s.mean is None else f"{s.mean * 100:.1f}% ({s.n}/{s.d}; {s.unstable_cases} unstable)"
         cells += [stab, str(sum(t.provider_errors.values()))]
@@ -135,7 +145,7 @@ def _breakdown(
         cells = [md_escape(key)]
         for t in metrics.targets:
             rate = pick(t).get(key)
-            cells.append("–" if rate is None else fmt_rate(rate))
+            cells.append("–" if rate is None else fmt_rate_ci(rate))
         rows.append(cells)
     return [f"## {title}", ""] + table(header, rows)
 
@@ -176,13 +186,106 @@ def _worst(metrics: RunMetrics, limit: int) -> list[str]:
                 md_escape(column_label(metrics, c)),
                 md_escape(c.category),
                 md_escape(c.expected_kind),
-                fmt_rate(c.passed, 0),
+                fmt_rate_ci(c.passed, 0),
                 md_escape(decisions),
                 md_escape(reasons, limit=600),
+                md_escape(fmt_counts(c.anomalies)),
             ]
         )
-    header = ["Case", "Target", "Category", "Expected", "Passed", "Decisions", "Failure reasons"]
+    header = ["Case", "Target", "Category", "Expected", "Passed", "Decisions", "Failure reasons", "Anomalies"]
     return [title, "", intro, ""] + table(header, rows)
+
+
+def _anomalies(metrics: RunMetrics) -> list[str]:
+    title = "## Anomalies"
+    intro = (
+        "Deviations recorded instead of fixed: accepted observations carrying each code (the adapter's "
+        "and the grader's anomalies, each code once per observation)."
+    )
+    rows = [
+        [
+            md_escape(t.target),
+            md_escape(t.mode),
+            fmt_rate_ci(t.with_anomalies),
+            md_escape(fmt_counts(t.anomalies)),
+        ]
+        for t in metrics.targets
+    ]
+    out = [title, "", intro, ""]
+    out += table(["Target", "Mode", "Observations with anomalies", "By code"], rows)
+    codes = sorted({code for t in metrics.targets for code in t.anomalies})
+    if not codes:
+        return out + ["", "No anomalies."]
+    header = ["Code", "Meaning"] + [_label(metrics, t) for t in metrics.targets]
+    code_rows = [
+        [md_escape(code), md_escape(anomaly_meaning(code))]
+        + [str(t.anomalies.get(code, 0)) for t in metrics.targets]
+        for code in codes
+    ]
+    return out + [""] + table(header, code_rows)
+
+
+def _drift(metrics: RunMetrics) -> list[str]:
+    title = "## Argument drift"
+    drifting = [(c, key, drift) for c in metrics.cases for key, drift in c.drift.items()]
+    if not drifting:
+        return [title, "", "No argument varied over the repeats of a case."]
+    cases = len({(c.target, c.mode, c.case_id) for c, _, _ in drifting})
+    intro = (
+        f"{cases} case x target pairs whose tool-call arguments vary over their scorable repeats "
+        f"({len(drifting)} arguments; values compared as canonical JSON, a missing argument counts as "
+        f"a value; at most {MAX_DRIFT_VALUES} distinct values are tracked per argument, `N+` when more "
+        "were seen)."
+    )
+    if len(drifting) > DRIFT_ROWS:
+        intro += f" The first {DRIFT_ROWS} are listed; the JSON report has them all."
+    rows = [
+        [
+            md_escape(c.case_id),
+            md_escape(column_label(metrics, c)),
+            md_escape(key),
+            f"{drift.distinct}+" if drift.capped else str(drift.distinct),
+            f"{drift.top.n}/{drift.top.d}",
+        ]
+        for c, key, drift in drifting[:DRIFT_ROWS]
+    ]
+    header = ["Case", "Target", "Argument", "Distinct values", "Most common value's share"]
+    return [title, "", intro, ""] + table(header, rows)
+
+
+def _parity(metrics: RunMetrics) -> list[str]:
+    """Stream parity per target, and the cases whose streamed outcome differs (only when measured)."""
+    measured = [t for t in metrics.targets if t.stream_parity is not None]
+    if not measured:
+        return []
+    intro = (
+        "Per target: (case, repeat) pairs scored in both `selection` and `stream` whose normalised "
+        "outcomes (decision and calls) are the same."
+    )
+    rows = [
+        [md_escape(t.target), fmt_rate_ci(t.stream_parity), str(len(t.stream_parity_differences))]
+        for t in measured
+        if t.stream_parity is not None
+    ]
+    out = ["## Stream parity", "", intro, ""] + table(["Target", "Stream parity", "Differing cases"], rows)
+    diffs = [
+        [
+            md_escape(d.case_id),
+            md_escape(t.target),
+            f"{d.differing.n}/{d.differing.d}",
+            md_escape(
+                "; ".join(
+                    f"r{r}: {a} → {b}" for r, a, b in zip(d.repeats, d.selection, d.stream, strict=True)
+                )
+            ),
+        ]
+        for t in measured
+        for d in t.stream_parity_differences
+    ]
+    if diffs:
+        header = ["Case", "Target", "Differing repeats", "Selection → stream decision"]
+        out += [""] + table(header, diffs)
+    return out + [""]
 
 
 def _errors(metrics: RunMetrics) -> list[str]:

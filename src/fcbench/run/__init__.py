@@ -46,7 +46,7 @@ from fcbench.store.records import (
     write_manifest,
 )
 from fcbench.suite.loader import Suite, load_suite
-from fcbench.transport import RetryPolicy, Transport
+from fcbench.transport import Limits, RetryPolicy, Transport
 
 CONFIG_FILE = "config.json"
 """The effective config of a run, beside its manifest (``--resume`` without ``--config`` reads it)."""
@@ -321,6 +321,9 @@ async def execute(
             retry=RetryPolicy(max_retries=config.max_retries, budget=retry_budget),
             redactor=Redactor(spec.api_keys.values()),
             concurrency=config.concurrency,
+            limits=Limits(
+                max_response_bytes=config.max_response_bytes, max_stream_events=config.max_stream_events
+            ),
         )
         ctx = ObservationContext(
             run_id=spec.run_id,

@@ -10,11 +10,12 @@ scoring to :mod:`fcbench.grading.recovery`. Only the grader decides ``passed``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from fcbench import adapters
 from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
+from fcbench.adapters.common import tool_choice_anomaly
 from fcbench.contract import MODES, Message, ProviderErrorOutcome, Tool, Usage, UserMessage
 from fcbench.grading import Verdict, grade
 from fcbench.pricing import PriceTable
@@ -109,7 +110,12 @@ async def send_turn(
     *,
     turn: int = 1,
 ) -> SentTurn:
-    """Build one request in the target's dialect, exchange it and parse the reply."""
+    """Build one request in the target's dialect, exchange it and parse the reply.
+
+    The parsed turn gets a ``tool_choice_ignored`` anomaly when the reply did not honour the
+    requested tool choice (:func:`fcbench.adapters.common.tool_choice_anomaly`), for every dialect
+    alike: the parsers do not see the request, so this is decided here, once.
+    """
     target = planned.target
     adapter = adapters.get(target.endpoint.dialect)
     options = RequestOptions(
@@ -121,9 +127,8 @@ async def send_turn(
         strict=request.strict,
         parallel_tool_calls=request.parallel_tool_calls,
     )
-    built = adapter.build_request(
-        ctx.suite.system, list(messages), list(request.tools), ToolChoice.parse(request.tool_choice), options
-    )
+    choice = ToolChoice.parse(request.tool_choice)
+    built = adapter.build_request(ctx.suite.system, list(messages), list(request.tools), choice, options)
     extra = ctx.headers(planned, turn) if ctx.headers else None
     exchange = await ctx.transport.exchange(
         target.endpoint,
@@ -133,7 +138,17 @@ async def send_turn(
         offered_tools=[tool.name for tool in request.tools],
         headers=dict(extra) if extra else None,
     )
-    return SentTurn(built, exchange)
+    return SentTurn(built, with_tool_choice_check(exchange, choice))
+
+
+def with_tool_choice_check(exchange: Exchange, choice: ToolChoice) -> Exchange:
+    """``exchange`` with a ``tool_choice_ignored`` anomaly added when its turn ignored ``choice``
+    (unless the adapter already recorded one, e.g. Gemini's ``UNEXPECTED_TOOL_CALL``)."""
+    turn = exchange.turn
+    found = tool_choice_anomaly(choice, turn.outcome)
+    if found is None or any(a.code == found.code for a in turn.anomalies):
+        return exchange
+    return replace(exchange, turn=turn.model_copy(update={"anomalies": [*turn.anomalies, found]}))
 
 
 def grade_turn(ctx: ObservationContext, planned: Planned, sent: SentTurn, tools: Sequence[Tool]) -> Verdict:

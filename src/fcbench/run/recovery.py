@@ -248,5 +248,5 @@ async def observe_recovery(ctx: ObservationContext, planned: Planned) -> Record:
     final = sent[-1]
     scored = final if isinstance(final.exchange.turn.outcome, ProviderErrorOutcome) else sent[0]
     turn_verdict = grade_turn(ctx, planned, scored, ctx.suite.tools_for(planned.case))
-    verdict = recovery_verdict(turn_verdict, score)
+    verdict = recovery_verdict(turn_verdict, score, expected_kind=planned.case.expected.kind)
     return make_record(ctx, planned, started_at, sent, verdict, scored=scored, turns=conversation.log)

@@ -79,6 +79,11 @@ def _assertion_findings(tool: Tool, arguments: dict[str, Any]) -> list[Finding]:
         for key in keys:
             if closed and key not in names:
                 findings.append(Finding((group,), f"{key!r} is not a parameter of {tool.name}"))
+    for index, key in enumerate(assertion.tolerant):
+        if key not in names:
+            findings.append(
+                Finding(("tolerant", index), f"tolerant key {key!r} is not a parameter of {tool.name}")
+            )
     for path, message in _schema_errors(tool, dict(assertion.requiredEquals), partial=True):
         findings.append(
             Finding(("requiredEquals", *path), f"rejected by the schema of {tool.name}: {message}")

@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from fcbench.contract import Message, Tool
 
-ASSERTION_KEYS = frozenset({"requiredEquals", "optional", "constraints", "forbidden", "oneOf"})
+ASSERTION_KEYS = frozenset({"requiredEquals", "optional", "constraints", "forbidden", "oneOf", "tolerant"})
 
 
 class _Strict(BaseModel):
@@ -53,6 +53,21 @@ class ArgumentAssertion(_Strict):
     """Keys that must not be present."""
     oneOf: dict[str, list[Any]] = Field(default_factory=dict)  # noqa: N815 (wire name)
     """Keys that must be present with one of several accepted values."""
+    tolerant: list[str] = Field(default_factory=list)
+    """Keys whose expected value (``requiredEquals``, ``oneOf`` or ``constraints``) is a preference:
+    another value is reported (``params_match: false``, the key in ``wrong`` with a note) but does
+    not fail the case. Every other key is strict (its value must match)."""
+
+    @model_validator(mode="after")
+    def _tolerant_keys_have_an_expectation(self) -> ArgumentAssertion:
+        checked = set(self.requiredEquals) | set(self.oneOf) | set(self.constraints)
+        for key in self.tolerant:
+            if key in self.forbidden:
+                raise ValueError(f"tolerant key {key!r} is also forbidden")
+            if key not in checked:
+                where = "requiredEquals, oneOf or constraints"
+                raise ValueError(f"tolerant key {key!r} has no expected value (name it in {where})")
+        return self
 
 
 def is_assertion(arguments: dict[str, Any]) -> bool:

@@ -10,7 +10,7 @@ stream assembler (``stream.py``) both end there, so a streamed turn reads like a
 * ``stop_reason``: ``tool_use`` without tool_use blocks, tool_use blocks with ``end_turn`` or
   ``stop_sequence``, and ``max_tokens`` with arguments that do not parse are
   ``finish_reason_mismatch``; ``refusal`` is a refusal outcome (flagged when calls came with it).
-* Text that is itself a JSON call to an offered tool is ``json_call_in_text``.
+* Text holding JSON calls of offered tools is ``json_call_in_text`` (:func:`fcbench.contract.calls_in_text`).
 * Usage is ``input_tokens``/``output_tokens`` as reported (``input_tokens`` excludes cache reads
   and writes on this wire).
 * A body that is not a message is a ``bad_response`` provider error; an error body is a provider
@@ -30,7 +30,7 @@ from fcbench.adapters.common import (
     bad_response,
     check_calls,
     decode_json_body,
-    looks_like_json_call,
+    text_call_anomaly,
     token_count,
 )
 from fcbench.contract import (
@@ -140,8 +140,8 @@ def turn_from_blocks(
         outcome = TextOutcome(text=text)
         if not text:
             found.append(anomaly("empty_response", f"stop_reason {stop_reason!r}"))
-        elif looks_like_json_call(text, offered_tools):
-            found.append(anomaly("json_call_in_text", text[:200]))
+        elif (in_text := text_call_anomaly(text, offered_tools)) is not None:
+            found.append(in_text)
     return ParsedTurn(
         outcome=outcome,
         anomalies=found,

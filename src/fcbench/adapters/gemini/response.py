@@ -33,7 +33,7 @@ from fcbench.adapters.common import (
     bad_response,
     check_calls,
     decode_json_body,
-    looks_like_json_call,
+    text_call_anomaly,
     token_count,
 )
 from fcbench.adapters.gemini.errors import error_object, error_outcome
@@ -222,8 +222,9 @@ def turn_from_merged(
     text = "".join(texts)
     found.extend(check_calls(calls, offered_tools))
     outcome = _outcome(kind, text, calls, found, finish)
-    if isinstance(outcome, TextOutcome) and text and looks_like_json_call(text, offered_tools):
-        found.append(anomaly("json_call_in_text", text[:200]))
+    in_text = text_call_anomaly(text, offered_tools) if isinstance(outcome, TextOutcome) else None
+    if in_text is not None:
+        found.append(in_text)
     state = {DIALECT: {"parts": replay_parts(merged.parts), "call_keys": call_keys(calls)}}
     return ParsedTurn(
         outcome=outcome,

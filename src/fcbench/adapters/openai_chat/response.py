@@ -15,7 +15,7 @@ Checks beyond the shared ones (:func:`fcbench.adapters.common.check_calls`):
   ``stop`` with calls is normal (OpenAI answers a named ``tool_choice`` that way) and not flagged;
 * ``message.refusal`` becomes a refusal outcome with a ``refusal_field`` anomaly; ``content_filter``
   with no calls is a refusal without that anomaly;
-* text that is itself a JSON call to an offered tool is ``json_call_in_text``;
+* text holding JSON calls of offered tools is ``json_call_in_text`` (:func:`fcbench.contract.calls_in_text`);
 * a body that is not a completion (not an object, no ``choices``, wrong types) is a
   ``bad_response`` provider error, and ``{"error": {...}}`` is a provider error by its code.
 """
@@ -32,7 +32,7 @@ from fcbench.adapters.common import (
     bad_response,
     check_calls,
     decode_json_body,
-    looks_like_json_call,
+    text_call_anomaly,
     token_count,
 )
 from fcbench.adapters.openai_chat.errors import error_object, error_outcome
@@ -169,8 +169,8 @@ def assemble_turn(
         outcome = TextOutcome(text=text or "")
         if not text:
             anomalies.append(anomaly("empty_response", f"finish reason {finish_reason!r}"))
-        elif looks_like_json_call(text, offered_tools):
-            anomalies.append(anomaly("json_call_in_text", text[:200]))
+        elif (in_text := text_call_anomaly(text, offered_tools)) is not None:
+            anomalies.append(in_text)
     content = text or (refusal if not calls else None) or None
     return ParsedTurn(
         outcome=outcome,
