@@ -344,3 +344,22 @@ def test_no_stream_parity_without_both_modes(tmp_path: Path) -> None:
     assert all(t.stream_parity is None for t in only_selection.targets)
     assert "## Stream parity" not in render_markdown(only_selection)
     assert "## Stream parity" in render_markdown(compute_metrics(run))
+
+
+def test_exact_argument_rate_sits_beside_the_pass_rate(tmp_path: Path) -> None:
+    from fcbench.report.render import render_report
+
+    builder = RunBuilder(tmp_path, repeats=3)
+    outcome = call_outcome(("search_orders", {"email": "sam@example.test", "limit": 20}))
+    for repeat, exact in enumerate([True, False, False]):
+        forgiven = {**verdict("correct_call", True), "params_match": exact}
+        builder.add("tolerant-01", outcome, forgiven, repeat=repeat)
+    run = builder.write()
+    target = compute_metrics(run).targets[0]
+    assert (target.pass_rate.n, target.pass_rate.d) == (3, 3)
+    assert (target.params_match.n, target.params_match.d) == (1, 3)
+    summary = render_report(run, "md")
+    header = next(line for line in summary.splitlines() if "Exact arguments" in line)
+    columns = [c.strip() for c in header.strip("|").split("|")]
+    assert columns.index("Exact arguments") < columns.index("Pass rate")
+    assert "33.3% (1/3)" in summary and "100.0% (3/3)" in summary

@@ -242,6 +242,10 @@ def _add_scorable(
     if decision == "correct_call":
         group.semantic[1] += 1
         group.semantic[0] += verdict.get("semantic_exact") is True
+        params_match = verdict.get("params_match")
+        if params_match is not None:
+            group.params[1] += 1
+            group.params[0] += params_match is True
     recovery = verdict.get("recovery")
     if isinstance(recovery, dict):
         group.recovery[1] += 1

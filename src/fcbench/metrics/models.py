@@ -169,6 +169,10 @@ class TargetMetrics(BaseModel):
     semantic_exact: Rate
     """Observations whose graded call arguments match the expectation, out of scorable ``correct_call``
     observations."""
+    params_match: Rate = Field(default_factory=Rate)
+    """Exact-argument rate: ``correct_call`` observations whose every argument value matched exactly,
+    tolerant keys included (``verdict.params_match``), out of those whose verdict says; beside the
+    pass rate it shows what tolerant keys forgave."""
     clarification_accuracy: Rate
     """Right decisions out of scorable observations whose case expects a clarification."""
     abstention_accuracy: Rate

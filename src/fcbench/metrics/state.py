@@ -93,6 +93,8 @@ class GroupState:
     """Error code -> the first message seen with it."""
     schema: list[int] = field(default_factory=lambda: [0, 0])
     semantic: list[int] = field(default_factory=lambda: [0, 0])
+    params: list[int] = field(default_factory=lambda: [0, 0])
+    """[calls whose every value matched exactly (tolerant keys too), correct calls with a verdict saying]."""
     recovery: list[int] = field(default_factory=lambda: [0, 0])
     recovery_outcomes: dict[str, int] = field(default_factory=dict)
     latencies: array[float] = field(default_factory=lambda: array("d"))
@@ -183,6 +185,7 @@ def _target_metrics(label: str, mode: str, planned: int, g: GroupState) -> Targe
         selection_accuracy=Rate(n=sel[0], d=sel[1]),
         schema_valid=Rate(n=g.schema[0], d=g.schema[1]),
         semantic_exact=Rate(n=g.semantic[0], d=g.semantic[1]),
+        params_match=Rate(n=g.params[0], d=g.params[1]),
         clarification_accuracy=Rate(n=clar[0], d=clar[1]),
         abstention_accuracy=Rate(n=abst[0], d=abst[1]),
         recovery_success=Rate(n=g.recovery[0], d=g.recovery[1]),

@@ -12,6 +12,7 @@ RATE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("selection_accuracy", "Selection accuracy"),
     ("schema_valid", "Schema-valid calls"),
     ("semantic_exact", "Semantically exact calls"),
+    ("params_match", "Exact arguments"),
     ("clarification_accuracy", "Clarification accuracy"),
     ("abstention_accuracy", "Abstention accuracy"),
     ("recovery_success", "Recovery success"),
