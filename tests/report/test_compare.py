@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from fcbench.cli import compare as compare_cli
 from fcbench.errors import RunStateError
 from fcbench.metrics import compute_metrics
-from fcbench.report.compare import Comparison, compare_runs, render_compare_markdown
+from fcbench.report.compare import Comparison, compare_runs
+from fcbench.report.compare_render import render_compare_markdown
 
 
 def compare_dirs(base: Path, new: Path, **kwargs: Any) -> Comparison:

@@ -38,7 +38,8 @@ from robust_hostile import (
 from robust_run import records, run_in_process
 
 from fcbench.metrics import compute_metrics
-from fcbench.report.compare import compare_runs, render_compare_markdown
+from fcbench.report.compare import compare_runs
+from fcbench.report.compare_render import render_compare_markdown
 from fcbench.report.render import render_report
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)

@@ -10,7 +10,8 @@ import typer
 
 from fcbench.errors import ConfigError
 from fcbench.metrics import compute_metrics
-from fcbench.report.compare import compare_runs, parse_pair, render_compare_json, render_compare_markdown
+from fcbench.report.compare import compare_runs, parse_pair
+from fcbench.report.compare_render import render_compare_json, render_compare_markdown
 from fcbench.report.github import render_compare_github
 
 

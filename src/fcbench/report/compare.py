@@ -39,8 +39,7 @@ from pydantic import BaseModel, Field
 from fcbench.errors import ConfigError, RunStateError
 from fcbench.metrics import CaseSummary, Rate, RunMetrics, Stability, TargetMetrics
 from fcbench.metrics.stats import proportion_test
-from fcbench.report.common import RATE_COLUMNS, fmt_rate, md_escape, strip_control
-from fcbench.report.markdown import table
+from fcbench.report.common import fmt_rate
 
 GATED_METRICS: tuple[str, ...] = (
     "pass_rate",
@@ -56,8 +55,6 @@ WATCHED_METRICS: tuple[str, ...] = ("accepted", "coverage", "stability")
 """Metrics reported but not gated by significance: acceptance (warned about), coverage (gated by
 ``max_coverage_drop`` points instead) and stability over repeats (warned about; the one "same
 outcome" key, :func:`fcbench.grading.normalised_outcome_key`)."""
-MAX_FLIPS_SHOWN = 50
-_TITLES = dict(RATE_COLUMNS)
 
 PairingRule = Literal["explicit", "name", "single"]
 FlipKind = Literal["full", "partial"]
@@ -483,118 +480,3 @@ def _flips(
             )
             (down if was else up).append(flip)
     return down, up
-
-
-_FLIP_GROUPS: tuple[tuple[str, FlipKind, str], ...] = (
-    ("pass_to_fail", "full", "Flipped pass -> fail, full (every repeat passed -> none passed)"),
-    ("pass_to_fail", "partial", "Flipped pass -> fail, partial (every repeat passed -> some failed)"),
-    ("fail_to_pass", "full", "Flipped fail -> pass, full (none passed -> every repeat passed)"),
-    ("fail_to_pass", "partial", "Flipped fail -> pass, partial (some failed -> every repeat passed)"),
-)
-
-
-def flip_groups(c: Comparison) -> list[tuple[str, list[Flip]]]:
-    """The flips in four titled groups: pass -> fail full and partial, fail -> pass full and partial."""
-    return [
-        (title, [f for f in getattr(c, direction) if f.kind == kind])
-        for direction, kind, title in _FLIP_GROUPS
-    ]
-
-
-def render_compare_json(comparison: Comparison) -> str:
-    """The comparison as indented JSON."""
-    return comparison.model_dump_json(indent=2) + "\n"
-
-
-def gate_text(c: Comparison) -> str:
-    """One sentence listing the thresholds of the gate."""
-    parts = [
-        f"pass-rate drop over {c.max_drop:g} points",
-        f"a drop with p < {c.alpha:g} in any model metric",
-        f"coverage drop over {c.max_coverage_drop:g} points",
-        "a BASE target with no partner or a target with nothing scorable",
-    ]
-    if c.max_latency_increase is not None:
-        parts.append(f"p95 latency increase over {c.max_latency_increase:g}%")
-    if c.max_cost_increase is not None:
-        parts.append(f"cost per pass increase over {c.max_cost_increase:g}%")
-    return "Gate: " + ", ".join(parts) + "."
-
-
-def render_compare_markdown(comparison: Comparison) -> str:
-    """The comparison as markdown; the last line is the verdict."""
-    c = comparison
-    out = [
-        f"# fcbench compare: {md_escape(c.base_run)} -> {md_escape(c.new_run)}",
-        "",
-        f"Dataset {md_escape(c.base_dataset)} -> {md_escape(c.new_dataset)}. {gate_text(c)}",
-    ]
-    if c.failures or c.warnings or c.only_in_new:
-        out.append("")
-    out += [f"- FAILED: {md_escape(f, limit=500)}" for f in c.failures]
-    out += [f"- WARNING: {md_escape(w, limit=500)}" for w in c.warnings]
-    if c.targets:
-        rows = [
-            [md_escape(t.title), md_escape(t.mode), t.pairing, md_escape(t.base_target), md_escape(t.target)]
-            for t in c.targets
-        ]
-        out += ["", "## Pairs", ""] + table(["Pair", "Mode", "Paired by", "Base target", "New target"], rows)
-    for t in c.targets:
-        flag = "REGRESSED" if t.regressed else "ok"
-        out += ["", f"## {md_escape(t.title)} [{md_escape(t.mode)}]: {flag}", ""]
-        out += [f"- {md_escape(r, limit=500)}" for r in t.reasons] + ([""] if t.reasons else [])
-        rows = [
-            [
-                _TITLES.get(d.metric, md_escape(d.metric)),
-                fmt_rate(d.base),
-                fmt_rate(d.new),
-                "–" if d.delta_points is None else f"{d.delta_points:+.1f}",
-                "–" if d.p_value is None else f"{d.p_value:.3g}",
-                "significant drop" if d.significant_drop else "",
-            ]
-            for d in t.deltas
-        ]
-        out += table(["Metric", "Base", "New", "Δ points", "p-value", ""], rows) + [""]
-        out += table(
-            ["Latency and cost", "Base", "New", "Change", "Gate"], [_value_row(v) for v in t.operations]
-        )
-    for title, flips in flip_groups(c):
-        out += ["", f"## {title}: {len(flips)}", ""]
-        if not flips:
-            out.append("None.")
-            continue
-        rows = [
-            [
-                md_escape(f.case_id),
-                md_escape(f"{f.title} [{f.mode}]"),
-                fmt_rate(f.base, 0),
-                fmt_rate(f.new, 0),
-            ]
-            for f in flips[:MAX_FLIPS_SHOWN]
-        ]
-        out += table(["Case", "Target", "Base", "New"], rows)
-        if len(flips) > MAX_FLIPS_SHOWN:
-            out.append(f"\n{len(flips) - MAX_FLIPS_SHOWN} more not shown (see --format json).")
-    out += ["", one_line(c.verdict)]
-    return "\n".join(out) + "\n"
-
-
-_VALUE_TITLES = {
-    "latency_p50_ms": "Latency p50",
-    "latency_p95_ms": "Latency p95",
-    "cost_per_pass_usd": "Cost per passing observation",
-}
-
-
-def one_line(text: str) -> str:
-    """Text on one line that opens no HTML tag: control characters and line breaks gone, ``<`` escaped."""
-    return " ".join(strip_control(text).replace("<", "&lt;").split())
-
-
-def _value_row(v: ValueDelta) -> list[str]:
-    change = "–" if v.change_pct is None else f"{v.change_pct:+.1f}%"
-    if v.limit_pct is None:
-        gate = "not gated"
-    else:
-        gate = f"FAILED (limit +{v.limit_pct:g}%)" if v.exceeded else f"ok (limit +{v.limit_pct:g}%)"
-    return [_VALUE_TITLES[v.metric], fmt_value(v.metric, v.base), fmt_value(v.metric, v.new), change, gate]

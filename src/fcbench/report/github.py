@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from fcbench.metrics import Rate, RunMetrics, TargetMetrics
 from fcbench.report.common import fmt_rate, md_escape
-from fcbench.report.compare import Comparison, TargetComparison, ValueDelta, flip_groups, fmt_value
+from fcbench.report.compare import Comparison, TargetComparison, ValueDelta, fmt_value
+from fcbench.report.compare_render import flip_groups
 from fcbench.report.markdown import table
 
 MAX_FLIPS_LISTED = 20
