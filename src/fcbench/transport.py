@@ -265,7 +265,7 @@ class Transport:
             url = base_url + built.path
             async with self._slot(endpoint):
                 started = time.perf_counter()
-                turn, response_raw, retry_hint = await self._attempt_within_deadline(
+                turn, response_raw, retry_hint = await self._attempt(
                     client, adapter, url, built, send_headers, offered_tools
                 )
                 latency_ms = (time.perf_counter() - started) * 1000.0
@@ -295,7 +295,7 @@ class Transport:
                 return Exchange(turn=turn, latency_ms=latency_ms, attempts=attempt, raw=raw)
             await asyncio.sleep(wait)
 
-    async def _attempt_within_deadline(
+    async def _attempt(
         self,
         client: httpx.AsyncClient,
         adapter: Adapter,
@@ -307,32 +307,20 @@ class Transport:
         """One attempt, cut at ``timeout_s`` for the whole request (headers, body or stream)."""
         try:
             async with asyncio.timeout(self._timeout):
-                return await self._attempt(client, adapter, url, built, headers, offered)
+                if built.stream:
+                    return await self._attempt_stream(client, adapter, url, built, headers, offered)
+                request = client.build_request(
+                    "POST", url, json=built.body, params=built.query or None, headers=headers
+                )
+                response = await client.send(request, stream=True)
+                try:
+                    cut = await self._read_body(adapter, response)
+                finally:
+                    await response.aclose()
+                return cut or self._finish(adapter, response, offered)
         except TimeoutError:
             message = f"the request took longer than its {self._timeout:g}s deadline"
             return _error_turn("timeout", message), {"deadline": "request"}, None
-
-    async def _attempt(
-        self,
-        client: httpx.AsyncClient,
-        adapter: Adapter,
-        url: str,
-        built: BuiltRequest,
-        headers: dict[str, str],
-        offered: Sequence[str],
-    ) -> tuple[ParsedTurn, dict[str, Any], float | None]:
-        try:
-            if built.stream:
-                return await self._attempt_stream(client, adapter, url, built, headers, offered)
-            request = client.build_request(
-                "POST", url, json=built.body, params=built.query or None, headers=headers
-            )
-            response = await client.send(request, stream=True)
-            try:
-                cut = await self._read_body(adapter, response)
-            finally:
-                await response.aclose()
-            return cut or self._finish(adapter, response, offered)
         except httpx.TimeoutException as exc:
             return (
                 _error_turn("timeout", f"timed out after {self._timeout:g}s ({type(exc).__name__})"),
