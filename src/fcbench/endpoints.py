@@ -81,6 +81,11 @@ class Endpoint(BaseModel):
         if self.api_key_env:
             key = env.get(self.api_key_env)
             if key:
+                if not key.isascii() or not key.isprintable():
+                    raise TargetError(
+                        f"endpoint {self.name!r}: the key in {self.api_key_env} holds a non-ASCII or control "
+                        "character (a line break pasted with it?); no request was sent"
+                    )
                 return key
             if self.key_required:
                 raise TargetError(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 
 from fcbench.metrics import Rate, RunMetrics, TargetMetrics
@@ -78,8 +79,14 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """A text cell starting with one of these would run as a formula in a spreadsheet."""
 
 
+_LINE_BREAKS = re.compile(r"[\r\n\x0b\x0c\x85\u2028\u2029]+")
+"""Anything a spreadsheet may read as the end of a row, even inside a quoted cell."""
+
+
 def _text(value: str) -> str:
-    """A text cell (tag, target, run id: possibly from someone else's suite) that cannot start a formula."""
+    """A text cell (tag, target, run id: possibly from someone else's suite) that can neither start a
+    formula nor break the row (line breaks become spaces, so no line can begin with ``=``)."""
+    value = _LINE_BREAKS.sub(" ", value)
     return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
