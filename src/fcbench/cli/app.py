@@ -74,6 +74,14 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
+    except OSError as exc:  # --out is a file, -o is a folder, the disk is full, ...
+        where = f"{exc.filename}: " if exc.filename else ""
+        Console(stderr=True).print(
+            f"[bold red]error:[/] {escape(where + (exc.strerror or str(exc)))}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(2)
     except typer.Abort:
         sys.exit(130)
     except USAGE_ERRORS as exc:

@@ -63,7 +63,7 @@ from fcbench.metrics.observe import (
     failure_reasons,
     record_anomalies,
 )
-from fcbench.store.records import RECORDS_FILE, Record, iter_record_dicts, read_manifest
+from fcbench.store.records import RECORDS_FILE, Record, is_record, iter_record_dicts, read_manifest
 from fcbench.suite.loader import load_suite
 
 RecordObserver = Callable[[dict[str, Any]], None]
@@ -91,6 +91,10 @@ def compute_metrics(
         records = regrade_records(records, load_suite(manifest.suite_ref or manifest.suite), profile)
     for rec in records:
         read += 1
+        if not is_record(rec):
+            raise _bad_record(run_dir, read, rec) or RunStateError(
+                f"{run_dir / RECORDS_FILE}: record {read} is not a valid record"
+            )
         try:
             if wanted is not None and rec.get("mode") not in wanted:
                 continue

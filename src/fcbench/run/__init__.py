@@ -40,6 +40,7 @@ from fcbench.store.records import (
     RECORDS_FILE,
     Manifest,
     ObservationKey,
+    is_record,
     iter_record_dicts,
     read_manifest,
     record_key,
@@ -289,8 +290,17 @@ def _check_resumable(spec: RunSpec, fresh: Manifest) -> Manifest:
 
 
 def recorded_keys(run_dir: Path) -> set[ObservationKey]:
-    """Keys of every complete record already in a run directory."""
-    return {record_key(data) for data in iter_record_dicts(run_dir / RECORDS_FILE)}
+    """Keys of every complete record already in a run directory; a line that is JSON but not a
+    record (``{}``, an array, ``"repeat": "1"``) is a :class:`RunStateError` naming file and line."""
+    path = run_dir / RECORDS_FILE
+    keys = set()
+    for number, data in enumerate(iter_record_dicts(path), start=1):
+        if not is_record(data):
+            raise RunStateError(
+                f"{path}: record {number} is not a valid record (damaged); remove that line to resume"
+            )
+        keys.add(record_key(data))
+    return keys
 
 
 async def execute(
@@ -368,7 +378,12 @@ def stored_config(run_dir: Path) -> RunConfig:
     path = run_dir / CONFIG_FILE
     if not path.is_file():
         raise RunStateError(f"{run_dir}: no {CONFIG_FILE}; pass the original --config to resume")
-    return RunConfig.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    try:
+        return RunConfig.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, UnicodeDecodeError) as exc:  # cut by a kill during its write, or edited
+        raise RunStateError(
+            f"{path}: damaged ({str(exc)[:200]}); pass the original --config to resume"
+        ) from None
 
 
 __all__ = [

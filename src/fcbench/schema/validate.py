@@ -104,6 +104,72 @@ BoundedValidator = validators.extend(
 """Draft 2020-12 with every suite-provided regular expression matched under a deadline."""
 
 
+_IN_PLACE_LISTS = ("allOf", "anyOf", "oneOf")
+_IN_PLACE_ONE = ("not", "if", "then", "else")
+"""Applicators that apply a subschema to the same value (so a loop through them never ends)."""
+
+
+def _pointer_target(root: Any, ref: str) -> Any:
+    node = root
+    for part in ref[2:].split("/") if ref.startswith("#/") else []:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node if ref == "#" or ref.startswith("#/") else None
+
+
+def ref_cycle(schema: Any) -> str | None:
+    """A loop of local ``$ref`` (and ``allOf``/``anyOf``/``oneOf``/``not``/``if``/``then``/``else``)
+    that never moves into the value, as ``"#/$defs/a -> #/$defs/a"``; None when there is none.
+
+    Recursive schemas through ``properties`` or ``items`` are fine (each step consumes a level of
+    the value); a loop that stays on the same value never ends, in any validator.
+    """
+    done: set[int] = set()
+
+    def visit(node: Any, name: str, trail: list[tuple[int, str]]) -> str | None:
+        if not isinstance(node, dict) or id(node) in done:
+            return None
+        ids = [i for i, _ in trail]
+        if id(node) in ids:
+            start = ids.index(id(node))
+            return " -> ".join([n for _, n in trail[start:]] + [name])
+        trail.append((id(node), name))
+        steps = [
+            (sub, f"{name}/{key}/{i}") for key in _IN_PLACE_LISTS for i, sub in enumerate(node.get(key) or [])
+        ]
+        steps += [(node[key], f"{name}/{key}") for key in _IN_PLACE_ONE if key in node]
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            steps.append((_pointer_target(schema, ref), ref))
+        for sub, sub_name in steps:
+            found = visit(sub, sub_name, trail)
+            if found:
+                return found
+        trail.pop()
+        done.add(id(node))
+        return None
+
+    def every_node(node: Any, name: str) -> Any:
+        if isinstance(node, dict):
+            yield node, name
+            for key, value in node.items():
+                yield from every_node(value, f"{name}/{key}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                yield from every_node(value, f"{name}/{index}")
+
+    for node, name in every_node(schema, "#"):
+        found = visit(node, name, [])
+        if found:
+            return found
+    return None
+
+
 def _path(parts: Any) -> str:
     text = ".".join(str(p) for p in parts)
     return text or "(root)"
@@ -117,13 +183,19 @@ class SchemaValidator:
             Draft202012Validator.check_schema(schema)
         except SchemaError as exc:
             raise CaseError(f"invalid JSON Schema at {_path(exc.absolute_path)}: {exc.message}") from exc
+        cycle = ref_cycle(schema)
+        if cycle is not None:
+            raise CaseError(f"invalid JSON Schema: a reference loop that never ends: {cycle}")
         self._validator = BoundedValidator(schema, format_checker=FORMAT_CHECKER)
 
     def validate(self, instance: Any) -> ValidationResult:
         """Validate ``instance`` without modifying it; collect every error, sorted by path."""
-        errors = sorted(
-            self._validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
-        )
+        try:
+            errors = sorted(
+                self._validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
+            )
+        except RecursionError:
+            return ValidationResult(valid=False, errors=["(root): nested too deeply to validate"])
         messages = [f"{_path(e.absolute_path)}: {e.message}" for e in errors]
         return ValidationResult(valid=not messages, errors=messages)
 

@@ -219,6 +219,10 @@ def read_manifest(run_dir: Path) -> Manifest:
         raise RunStateError(f"{run_dir}: not a run directory (no {MANIFEST_FILE})")
     try:
         return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise RunStateError(
+            f"{path}: not UTF-8 text (byte {exc.start}); the run directory is damaged"
+        ) from None
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"]) or "(root)"
@@ -309,8 +313,29 @@ def truncate_torn_tail(path: Path) -> None:
         fh.truncate(0)
 
 
+_IDENTITY_TYPES: Mapping[str, type | tuple[type, ...]] = {
+    "case_id": str,
+    "repeat": int,
+    "mode": str,
+    "target": dict,
+    "outcome": dict,
+}
+"""The fields every record line must hold, with their types, to count as an observation."""
+
+
+def is_record(data: Any) -> bool:
+    """Whether a decoded line is a record: an object whose identity fields have the right types."""
+    return isinstance(data, dict) and all(
+        isinstance(data.get(key), kind) and not isinstance(data.get(key), bool)
+        for key, kind in _IDENTITY_TYPES.items()
+    )
+
+
 def iter_record_dicts(path: Path) -> Iterator[dict[str, Any]]:
-    """Yield each complete record line as a dict; a torn or corrupt last line is skipped."""
+    """Yield each complete record line as decoded JSON (check it with :func:`is_record`).
+
+    A torn last line (a killed writer) ends the file; a line that is not JSON is skipped.
+    """
     if not path.exists():
         return
     with path.open("rb") as fh:

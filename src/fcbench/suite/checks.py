@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from fcbench.contract import AssistantMessage, Tool, ToolResultMessage
+from fcbench.schema.validate import BoundedValidator
 from fcbench.suite.models import (
     ArgumentAssertion,
     Case,
@@ -53,7 +53,7 @@ class ToolContext:
 
 
 def _schema_errors(tool: Tool, instance: Any, partial: bool) -> list[tuple[tuple[Key, ...], str]]:
-    validator = Draft202012Validator(tool.parameters, format_checker=FORMAT_CHECKER)
+    validator = BoundedValidator(tool.parameters, format_checker=FORMAT_CHECKER)
     errors = []
     for error in validator.iter_errors(instance):
         keys = tuple(error.absolute_path)

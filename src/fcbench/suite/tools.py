@@ -16,11 +16,11 @@ from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from fcbench.contract import Tool
+from fcbench.schema.validate import FORMAT_CHECKER, ref_cycle
 
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$")
 """Tool names every supported dialect accepts."""
 
-FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
 _META_VALIDATOR = Draft202012Validator(Draft202012Validator.META_SCHEMA, format_checker=FORMAT_CHECKER)
 _DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
 """Keywords whose values are data, not schemas (a ``$ref`` key inside them is not a reference)."""
@@ -176,6 +176,10 @@ def schema_findings(schema: Any) -> list[Finding]:
             )
         elif not _resolves(schema, ref):
             findings.append(Finding(keys, f"{ref!r} does not point inside this schema"))
+    if not findings:
+        cycle = ref_cycle(schema)
+        if cycle is not None:
+            findings.append(Finding((), f"a reference loop that never ends: {cycle}"))
     return findings
 
 
