@@ -94,6 +94,9 @@ def read_outcome(result: Any, is_error: bool) -> ResultReading:
     return ResultReading(True, data=result)
 
 
+READ_CHARS = 8192  # a simulated model reads the head and tail of a longer request
+
+
 def _request_text(turns: tuple[SimTurn, ...], last_user: int) -> str:
     parts = [turns[last_user].text]
     index = last_user
@@ -106,7 +109,8 @@ def _request_text(turns: tuple[SimTurn, ...], last_user: int) -> str:
             break
         parts.insert(0, turns[earlier].text)
         index = earlier
-    return " ".join(p.strip() for p in parts if p.strip())
+    text = " ".join(p.strip() for p in parts if p.strip())  # read at most READ_CHARS: flat cost
+    return text if len(text) <= READ_CHARS else f"{text[: READ_CHARS // 2]} {text[-READ_CHARS // 2 :]}"
 
 
 def _exchanges(turns: tuple[SimTurn, ...], start: int, stop: int) -> list[list[SimExchange]]:

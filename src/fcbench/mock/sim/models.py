@@ -34,12 +34,9 @@ REPEATABLE = frozenset({"INVALID_ARGUMENTS", "TEMPORARILY_UNAVAILABLE", "ERROR"}
 
 
 class Careful(Personality):
-    """Honest, schema-aware, cautious -- sometimes over-cautious.
-
-    Its one deliberate weakness is a real one: when the chosen tool has an optional two-way
-    choice (an enum of two values, no default) the user did not settle, it asks which one instead
-    of calling, even though the call was fully possible (``unnecessary_clarification``).
-    """
+    """Honest, schema-aware, cautious; its one deliberate weakness: when the chosen tool has an
+    optional two-way choice (an enum of two values, no default) the user did not settle, it asks
+    which instead of calling, though the call was possible (``unnecessary_clarification``)."""
 
     name = "sim-careful"
     policy = Policy()

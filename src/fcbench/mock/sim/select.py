@@ -271,10 +271,8 @@ def plan(
     policy: Policy,
     memory: Mapping[str, Any] | None = None,
 ) -> Plan:
-    """Decide what to do about the user's request ``text``.
-
-    ``memory`` holds values the conversation already established (earlier call arguments and results).
-    """
+    """Decide what to do about the user's request ``text`` (``memory``: values the conversation
+    already established, earlier call arguments and results)."""
     injected = False
     if policy.careful:
         text, injected = tx.strip_injections(tx.drop_retracted(text))
