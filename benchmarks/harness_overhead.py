@@ -29,12 +29,21 @@ from fcbench.suite.loader import load_suite
 URL_LINE = re.compile(r"^(\S+)\s+(http://\S+)$")
 
 
-def start_mock(latency_ms: int) -> tuple[subprocess.Popen[str], dict[str, str]]:
+def start_mock(latency_ms: int, faults: str | None = None) -> tuple[subprocess.Popen[str], dict[str, str]]:
     """Start ``fcbench mock serve`` on a free port; return the process and its base URL per dialect."""
+    command = [
+        sys.executable,
+        "-m",
+        "fcbench",
+        "mock",
+        "serve",
+        "--port",
+        "0",
+        "--latency-ms",
+        str(latency_ms),
+    ]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fcbench", "mock", "serve", "--port", "0", "--latency-ms", str(latency_ms)],
-        stdout=subprocess.PIPE,
-        text=True,
+        [*command, *(["--faults", faults] if faults else [])], stdout=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
     urls: dict[str, str] = {}

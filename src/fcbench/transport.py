@@ -24,6 +24,8 @@ mock fault           what reaches the client                                    
 ``stream_error``     an error event in the stream (the mock sends an overload)           the event's code
 ``slow_first_byte``  a late but complete answer (within the timeout)                     none: scored
 ``split_args``       arguments streamed in 1-3 character fragments                       none: scored
+``huge_body``        a 2xx body larger than ``max_response_bytes`` (not streamed)        ``too_large``
+``gzip_bomb``        a small gzip body inflating past ``max_response_bytes``             ``too_large``
 --                   connection refused or closed before any response                    ``server``
 ===================  ==================================================================  ================
 

@@ -95,6 +95,8 @@ class MockEngine:
         self._models = dict(models) if models is not None else None
         self._registry = None if models is not None else _registry()
         self._seen: OrderedDict[str, int] = OrderedDict()
+        self._bomb: bytes | None = None
+        """The ``gzip_bomb`` body, built the first time the fault is drawn."""
 
     # ---------------------------------------------------------------- models
     def get_model(self, name: str) -> SimModel | None:
@@ -179,6 +181,12 @@ class MockEngine:
         ok_headers = _id_headers(request_id)
         if decoded.stream:
             return self._stream(dialect, reply, decoded, ctx, plan, route, ok_headers)
+        if plan.has("huge_body"):
+            return wire.huge_json_response(int(plan.value("huge_body", 200)), ok_headers)
+        if plan.has("gzip_bomb"):
+            if self._bomb is None:
+                self._bomb = wire.inflating_bomb()
+            return wire.gzip_bomb_response(self._bomb, ok_headers)
         body_out = dialect.render(reply, decoded, ctx)
         if plan.has("malformed_json"):
             return wire.malformed_json_response(body_out, ok_headers)

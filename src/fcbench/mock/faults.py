@@ -20,6 +20,9 @@ name               effect                                                      V
 ``stream_error``   streams: an in-stream error event half way, then stop        --
 ``malformed_json`` the JSON body (or one stream event) is cut mid-value         --
 ``split_args``     streams: argument text in 1-3 character fragments           --
+``huge_body``      not streamed: a 200 whose JSON body is VALUE MiB of padding  size, MiB (200)
+``gzip_bomb``      not streamed: a 200 gzip body of ~1 MiB that inflates to     --
+                   1 GiB (built once per server)
 =================  ==========================================================  =================
 
 The spec string also takes options: ``seed=N``, ``retry_after=S``, ``slow_ms=MS``,
@@ -47,6 +50,8 @@ FAULT_NAMES: tuple[str, ...] = (
     "stream_error",
     "malformed_json",
     "split_args",
+    "huge_body",
+    "gzip_bomb",
 )
 """Every fault the mock knows, in the order they are drawn from a spec."""
 

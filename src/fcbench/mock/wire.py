@@ -9,6 +9,7 @@ lost in the middle of a real response.
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -85,3 +86,33 @@ def stream_response(frames: Sequence[bytes], headers: Mapping[str, str], *, cut:
 def json_array_response(items: Sequence[Any], headers: Mapping[str, str]) -> Response:
     """Gemini's non-SSE stream form: one JSON array of response chunks."""
     return JSONResponse(list(items), headers=dict(headers))
+
+
+def huge_json_response(mebibytes: int, headers: Mapping[str, str]) -> StreamingResponse:
+    """A 200 whose JSON body is ``mebibytes`` MiB of padding, produced a MiB at a time."""
+
+    async def body() -> Any:
+        yield b'{"padding": "'
+        block = b"x" * 1_048_576
+        for _ in range(mebibytes):
+            yield block
+        yield b'"}'
+
+    return StreamingResponse(body(), status_code=200, headers=dict(headers), media_type=JSON_TYPE)
+
+
+def inflating_bomb(mebibytes: int = 1024) -> bytes:
+    """gzip of ``mebibytes`` MiB of one JSON string, built without holding it (about 1 KiB per MiB)."""
+    deflate = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [deflate.compress(b'{"a": "')]
+    block = b"0" * 1_048_576
+    parts += [deflate.compress(block) for _ in range(mebibytes)]
+    parts += [deflate.compress(b'"}'), deflate.flush()]
+    return b"".join(parts)
+
+
+def gzip_bomb_response(bomb: bytes, headers: Mapping[str, str]) -> Response:
+    """A 200 whose small gzip body inflates to a huge JSON document."""
+    return Response(
+        bomb, status_code=200, headers={**headers, "Content-Encoding": "gzip"}, media_type=JSON_TYPE
+    )
