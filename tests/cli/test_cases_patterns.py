@@ -64,3 +64,26 @@ def test_grading_a_hostile_answer_against_a_catastrophic_pattern_is_bounded(core
     assert time.monotonic() - started < 2.0
     assert verdict.schema_valid is False
     assert any("could not be checked" in error for error in verdict.schema_errors), verdict.schema_errors
+
+
+def test_a_catastrophic_case_constraint_is_bounded_too() -> None:
+    case = {
+        "id": "c1",
+        "prompt": "p",
+        "tools": [
+            {"name": "f", "parameters": {"type": "object", "properties": {"code": {"type": "string"}}}}
+        ],
+        "expected": {
+            "kind": "tool",
+            "name": "f",
+            "arguments": {"requiredEquals": {}, "constraints": {"code": {"pattern": EVIL}}},
+        },
+    }
+    outcome = {
+        "kind": "tool_calls",
+        "calls": [{"id": "c", "name": "f", "arguments": {"code": "a" * 40 + "!"}}],
+    }
+    started = time.monotonic()
+    verdict = grade(case, outcome, None)
+    assert time.monotonic() - started < 2.0
+    assert not verdict.passed and any("could not be checked" in r for r in verdict.reasons), verdict.reasons

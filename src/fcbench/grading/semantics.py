@@ -24,6 +24,7 @@ from typing import Any
 from fcbench.grading.inputs import ArgumentSpec
 from fcbench.grading.jsonvalues import json_equal, json_type, short
 from fcbench.grading.verdict import WrongValue
+from fcbench.schema.patterns import bounded_search
 from fcbench.suite.models import ArgumentAssertion, Constraint
 
 
@@ -66,7 +67,12 @@ def _violations(value: Any, constraint: Constraint, key: str, spec: ArgumentSpec
     if constraint.maximum is not None and not (is_number and value <= constraint.maximum):
         problems.append(f"is not a number <= {constraint.maximum:g}")
     pattern = (spec.patterns or {}).get(key)
-    if pattern is not None and not (isinstance(value, str) and pattern.search(value)):
+    found = (
+        bounded_search(pattern.pattern, value) if pattern is not None and isinstance(value, str) else False
+    )
+    if pattern is not None and found is None:  # a suite pattern that backtracks catastrophically
+        problems.append(f"could not be checked against {pattern.pattern!r} in time")
+    elif pattern is not None and not found:
         problems.append(f"does not match {pattern.pattern!r}")
     if constraint.enum is not None and not any(json_equal(value, option) for option in constraint.enum):
         problems.append(f"is not one of {short(constraint.enum)}")
