@@ -324,10 +324,9 @@ def _written_arguments(value: dict[str, Any]) -> dict[str, Any] | None:
         if key not in value:
             continue
         arguments = value[key]
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except (ValueError, RecursionError):
+        if isinstance(arguments, str):  # read like any argument string: parsed, never repaired
+            arguments, _, parse_error = normalise_arguments(arguments)
+            if parse_error is not None:
                 return None
         return arguments if isinstance(arguments, dict) else None
     return None

@@ -33,7 +33,7 @@ def fmt_rate(rate: Rate, digits: int = 1) -> str:
 
 
 def fmt_rate_ci(rate: Rate, digits: int = 1) -> str:
-    """``85.0% (17/20) [62.1–94.8]``: :func:`fmt_rate` and the Wilson 95% interval, in percent."""
+    """``85.0% (17/20) [64.0–94.8]``: :func:`fmt_rate` and the Wilson 95% interval, in percent."""
     if rate.low is None or rate.high is None:
         return fmt_rate(rate, digits)
     return f"{fmt_rate(rate, digits)} [{rate.low * 100:.{digits}f}–{rate.high * 100:.{digits}f}]"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from fcbench.config import Gate
 from fcbench.metrics import Rate, RunMetrics, TargetMetrics
+from fcbench.report.common import fmt_rate
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,6 @@ class GateFailure:
         return f"{self.target} [{self.mode}]: {self.message}"
 
 
-def _pct(rate: Rate) -> str:
-    return f"{100 * rate.n / rate.d:.1f}% ({rate.n}/{rate.d})" if rate.d else f"nothing measured (0/{rate.d})"
-
-
 def _below(rate: Rate, minimum: float) -> bool:
     return rate.d > 0 and rate.n < minimum * rate.d
 
@@ -41,9 +38,9 @@ def _below(rate: Rate, minimum: float) -> bool:
 def _target_failures(t: TargetMetrics, gate: Gate) -> Iterator[str]:
     if gate.min_coverage > 0 and t.planned and _below(t.coverage, gate.min_coverage):
         errors = ", ".join(f"{code} {count}" for code, count in t.provider_errors.items()) or "none"
-        yield f"coverage {_pct(t.coverage)} is below {gate.min_coverage:.0%} (provider errors: {errors})"
+        yield f"coverage {fmt_rate(t.coverage)} is below {gate.min_coverage:.0%} (provider errors: {errors})"
     if gate.min_pass_rate is not None and _below(t.pass_rate, gate.min_pass_rate):
-        yield f"pass rate {_pct(t.pass_rate)} is below {gate.min_pass_rate:.0%}"
+        yield f"pass rate {fmt_rate(t.pass_rate)} is below {gate.min_pass_rate:.0%}"
     for kind, required, measured in (
         ("category", gate.min_pass_rate_by_category, t.by_category),
         ("tag", gate.min_pass_rate_by_tag, t.by_tag),
@@ -51,7 +48,7 @@ def _target_failures(t: TargetMetrics, gate: Gate) -> Iterator[str]:
         for key, minimum in required.items():
             rate = measured.get(key)
             if rate is not None and _below(rate, minimum):
-                yield f"{kind} {key!r} pass rate {_pct(rate)} is below {minimum:.0%}"
+                yield f"{kind} {key!r} pass rate {fmt_rate(rate)} is below {minimum:.0%}"
 
 
 def check_gate(

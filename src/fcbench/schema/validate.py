@@ -12,6 +12,7 @@ error saying so, and validation never blocks.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -109,17 +110,23 @@ _IN_PLACE_ONE = ("not", "if", "then", "else")
 """Applicators that apply a subschema to the same value (so a loop through them never ends)."""
 
 
-def _pointer_target(root: Any, ref: str) -> Any:
+def local_ref_target(root: Any, ref: str) -> Any:
+    """The node a local ``$ref`` (``#`` or a ``#/...`` JSON pointer) names inside ``root``;
+    ``KeyError`` when it names nothing there (or is not local)."""
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        raise KeyError(ref)
     node = root
-    for part in ref[2:].split("/") if ref.startswith("#/") else []:
+    for part in ref[2:].split("/"):
         part = part.replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
             node = node[int(part)]
         else:
-            return None
-    return node if ref == "#" or ref.startswith("#/") else None
+            raise KeyError(ref)
+    return node
 
 
 def ref_cycle(schema: Any) -> str | None:
@@ -144,8 +151,9 @@ def ref_cycle(schema: Any) -> str | None:
         ]
         steps += [(node[key], f"{name}/{key}") for key in _IN_PLACE_ONE if key in node]
         ref = node.get("$ref")
-        if isinstance(ref, str):
-            steps.append((_pointer_target(schema, ref), ref))
+        if isinstance(ref, str) and ref.startswith("#"):
+            with contextlib.suppress(KeyError):
+                steps.append((local_ref_target(schema, ref), ref))
         for sub, sub_name in steps:
             found = visit(sub, sub_name, trail)
             if found:

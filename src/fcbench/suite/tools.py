@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from fcbench.contract import Tool
-from fcbench.schema.validate import FORMAT_CHECKER, ref_cycle
+from fcbench.schema.validate import FORMAT_CHECKER, local_ref_target, ref_cycle
 
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$")
 """Tool names every supported dialect accepts."""
@@ -138,19 +138,10 @@ def _walk_refs(node: Any, keys: tuple[Key, ...]) -> Iterator[tuple[tuple[Key, ..
 
 
 def _resolves(schema: Any, ref: str) -> bool:
-    if ref == "#":
-        return True
-    if not ref.startswith("#/"):
+    try:
+        local_ref_target(schema, ref)
+    except KeyError:
         return False
-    node = schema
-    for part in ref[2:].split("/"):
-        part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return False
     return True
 
 
