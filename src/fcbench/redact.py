@@ -45,7 +45,10 @@ class Redactor:
         self._long = long_ones
 
     def with_secret(self, secret: str | None) -> Redactor:
-        """A redactor that also knows ``secret``."""
+        """A redactor that also knows ``secret`` (this one when it knows it already: the transport
+        asks once per request, so the piece pattern is not rebuilt each time)."""
+        if not secret or all(form in self._secrets or len(form) < 4 for form in (secret, secret.strip())):
+            return self
         return Redactor([*self._secrets, secret])
 
     def text(self, value: str) -> str:

@@ -152,11 +152,12 @@ def rate_pairs(pairs: list[str] | None, flag: str) -> dict[str, float] | None:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         try:
-            parsed[key.strip()] = float(value)
+            rate = float(value) if sep and key.strip() else None
         except ValueError:
-            sep = ""
-        if not sep or not key.strip():
+            rate = None
+        if rate is None:
             raise ConfigError(f"{pair!r} is not of the form NAME=RATE (RATE between 0 and 1)", key=flag)
+        parsed[key.strip()] = rate
     return parsed
 
 

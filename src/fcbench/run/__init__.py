@@ -196,17 +196,20 @@ def estimate(spec: RunSpec) -> PlanEstimate:
     config = spec.config
     prices = PriceTable({m: (p.input, p.output) for m, p in config.prices.items()})
     low = high = tokens = 0
-    cost: float | None = 0.0
+    cost = 0.0
     unpriced: set[str] = set()
+    case_tokens: dict[str, int] = {}  # the same for every target, repeat and mode of a case
     for planned in plan:
         turns = effective_spec(planned.case).max_turns if MODES[planned.mode].multi_turn else 1
-        chars = _request_chars(spec, planned)
-        low, high, tokens = low + 1, high + turns, tokens + -(-chars // 4)
+        if planned.case.id not in case_tokens:
+            case_tokens[planned.case.id] = -(-_request_chars(spec, planned) // 4)
+        request_tokens = case_tokens[planned.case.id]
+        low, high, tokens = low + 1, high + turns, tokens + request_tokens
         target = planned.target
-        one = prices.cost(target.model, -(-chars // 4), config.max_tokens, local=target.endpoint.local)
+        one = prices.cost(target.model, request_tokens, config.max_tokens, local=target.endpoint.local)
         if one is None:
             unpriced.add(target.model)
-        elif cost is not None:
+        else:
             cost += one * turns
     return PlanEstimate(
         planned_by=planned_by(plan),
@@ -214,7 +217,7 @@ def estimate(spec: RunSpec) -> PlanEstimate:
         requests_min=low,
         requests_max=high,
         input_tokens=tokens,
-        cost_usd=None if unpriced else round(cost or 0.0, 6),
+        cost_usd=None if unpriced else round(cost, 6),
         unpriced=sorted(unpriced),
     )
 
