@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -222,3 +223,8 @@ def target_label(endpoint: str, model: str) -> str:
     """``ENDPOINT:MODEL``: the one way a target is named (command line, records, reports), read by
     :func:`parse_target`."""
     return f"{endpoint}:{model}"
+
+
+def label_of(target: Mapping[str, Any]) -> str:
+    """:func:`target_label` of a record's or manifest's ``target`` dict."""
+    return target_label(str(target.get("endpoint")), str(target.get("model")))

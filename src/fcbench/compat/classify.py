@@ -30,8 +30,9 @@ from fcbench import adapters
 from fcbench.adapters.base import Capabilities
 from fcbench.compat.checks import KeywordValidator, calls_of, check_call, judge_turn, turn_signature
 from fcbench.compat.probes import STREAM_SUFFIXES, CapabilityProbe, CompatPlan, KeywordProbe, build_plan
+from fcbench.endpoints import label_of
 from fcbench.errors import TargetError
-from fcbench.store.records import RECORDS_FILE, iter_record_dicts, label_of, read_manifest
+from fcbench.store.records import RECORDS_FILE, iter_record_dicts, read_manifest
 
 KeywordStatus = Literal["rejected", "transformed", "untested", "accepted_violated", "accepted_enforced"]
 CapabilityStatus = Literal["honoured", "ignored", "partial", "rejected", "untested", "unsupported"]

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from fcbench.contract import MODES
-from fcbench.endpoints import target_label
+from fcbench.endpoints import label_of
 from fcbench.errors import CaseError, ConfigError
 from fcbench.grading import PROFILES, Verdict, grade
 from fcbench.schema.validate import ValidatorCache
@@ -91,9 +91,7 @@ def _regraded(
 
 def _label(record: Mapping[str, Any]) -> str:
     target = record.get("target")
-    if isinstance(target, Mapping):
-        return target_label(str(target.get("endpoint")), str(target.get("model")))
-    return "?"
+    return label_of(target) if isinstance(target, Mapping) else "?"
 
 
 def disagreements(

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from fcbench.endpoints import label_of
 from fcbench.grading import normalised_outcome_key
 from fcbench.metrics.drift import DriftState
 from fcbench.metrics.models import CaseSummary, ParityDifference, Rate, RunInfo, RunMetrics, TargetMetrics
 from fcbench.metrics.observe import failure_reasons, record_anomalies
 from fcbench.metrics.state import CaseState, GroupState
-from fcbench.store.records import Manifest, label_of
+from fcbench.store.records import Manifest
 
 MAX_REASONS_PER_CASE = 12
 

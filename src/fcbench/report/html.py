@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
+from fcbench.endpoints import label_of
 from fcbench.grading import RIGHT_DECISIONS
 from fcbench.metrics import CaseSummary, RunMetrics, compute_metrics, failure_reasons, record_anomalies
 from fcbench.report.common import (
@@ -39,7 +40,6 @@ from fcbench.report.common import (
     provider_error_rows,
 )
 from fcbench.store.blobs import expand_blobs, load_blob_closure
-from fcbench.store.records import label_of
 
 MAX_OBSERVATIONS = 2000
 MAX_MATRIX_ROWS = 3000

@@ -25,9 +25,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from fcbench.endpoints import label_of
 from fcbench.metrics import CaseSummary, RunMetrics, TargetMetrics, compute_metrics
 from fcbench.report.common import strip_control
-from fcbench.store.records import label_of
 
 MAX_MESSAGE_CHARS = 1000
 

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fcbench.contract import Anomaly, ModeName, Outcome, SchemaChange, Usage
-from fcbench.endpoints import target_label
+from fcbench.endpoints import label_of, target_label
 from fcbench.errors import RunStateError
 from fcbench.grading.verdict import Verdict
 from fcbench.store.blobs import BLOBS_FILE, BlobStore, DurableAppender
@@ -35,11 +35,6 @@ ObservationKey = tuple[str, str, int, str]
 def observation_key(label: str, case_id: str, repeat: int, mode: str) -> ObservationKey:
     """The one identity of an observation, shared by the plan, records, resume and merge."""
     return (label, case_id, repeat, mode)
-
-
-def label_of(target: Mapping[str, Any]) -> str:
-    """``endpoint:model`` of a record's or manifest's ``target`` dict."""
-    return target_label(str(target.get("endpoint")), str(target.get("model")))
 
 
 def record_key(data: Mapping[str, Any]) -> ObservationKey:
