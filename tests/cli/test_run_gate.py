@@ -6,6 +6,7 @@ Every test drives the real CLI in a subprocess against the embedded mock provide
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,8 +19,14 @@ FEW_CASES = [
 
 
 def fcbench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}  # no provider keys at all
     return subprocess.run(
-        [sys.executable, "-m", "fcbench", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "fcbench", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.config import MAX_CONFIG_BYTES, load_config
+from fcbench.config import MAX_CONFIG_BYTES, MAX_YAML_ALIASES, load_config
 from fcbench.errors import ConfigError
 
 
@@ -67,6 +67,16 @@ def test_bad_configs_are_refused_quickly_with_the_key(
         load_config(path)
     assert time.monotonic() - started < 2.0
     assert str(path) in str(caught.value) and message in str(caught.value), str(caught.value)
+
+
+def test_more_aliases_than_the_budget_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "aliases.yaml"
+    refs = ", ".join(["*t"] * (MAX_YAML_ALIASES + 1))
+    path.write_text(f"targets: [&t 'sim:sim-careful', {refs}]\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=f"more than {MAX_YAML_ALIASES} aliases"):
+        load_config(path)
+    path.write_text(f"tags: [&t a, {', '.join(['*t'] * MAX_YAML_ALIASES)}]\n", encoding="utf-8")
+    assert len(load_config(path).tags) == MAX_YAML_ALIASES + 1
 
 
 def test_an_oversized_config_is_refused(tmp_path: Path) -> None:
