@@ -63,7 +63,9 @@ def compare(
     allow_dataset_change: bool = typer.Option(
         False, "--allow-dataset-change", help="Compare even when the dataset versions differ."
     ),
-    profile: str = typer.Option("strict", "--profile", help="Scoring profile: strict or bfcl."),
+    profile: str = typer.Option(
+        "strict", "--profile", help="Scoring profile of both runs: strict, bfcl or repairs."
+    ),
 ) -> None:
     """Compare NEW against BASE per target and metric; exit 1 when a threshold failed."""
     if max_drop < 0:

@@ -31,7 +31,10 @@ def report(
     profile: str = typer.Option(
         "strict",
         "--profile",
-        help="Scoring profile(s): strict, bfcl, or 'strict,bfcl' side by side (md, json).",
+        help=(
+            "Scoring profile(s): strict, bfcl or repairs, or several side by side, such as "
+            "'strict,repairs' (md, json)."
+        ),
     ),
 ) -> None:
     """Report per-target metrics of a run, every rate with its numerator and denominator."""

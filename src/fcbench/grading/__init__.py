@@ -2,8 +2,10 @@
 
 :func:`grade` checks its inputs, then hands them to a grading profile. Profiles live in a
 registry (:data:`PROFILES`, name -> function from a :class:`GradeInput` to a :class:`Verdict`):
-``strict`` is fcbench's own rules (:mod:`fcbench.grading.strict`); another rule set (for example
-one reproducing an external leaderboard's scoring) is one more module and one more entry.
+``strict`` is fcbench's own rules (:mod:`fcbench.grading.strict`); ``bfcl`` reproduces BFCL's AST
+checker (:mod:`fcbench.grading.bfcl`); ``repairs`` applies the strict rules after the repairs a
+production stack commonly makes, each one recorded in ``verdict.repairs``
+(:mod:`fcbench.grading.repairs`). Another rule set is one more module and one more entry.
 
 Stages, each reported separately in the verdict:
 
@@ -32,18 +34,32 @@ from fcbench.grading.inputs import (
     expected_calls,
 )
 from fcbench.grading.key import normalised_outcome_key
+from fcbench.grading.repairs import grade_repairs
 from fcbench.grading.strict import grade_strict
-from fcbench.grading.verdict import DECISIONS, RIGHT_DECISIONS, Decision, Verdict, WrongValue
+from fcbench.grading.verdict import (
+    DECISIONS,
+    REPAIR_KINDS,
+    RIGHT_DECISIONS,
+    Decision,
+    Repair,
+    RepairKind,
+    Verdict,
+    WrongValue,
+)
 from fcbench.schema.validate import ValidatorCache
 from fcbench.suite.models import Case
 
 __all__ = [
     "DECISIONS",
     "PROFILES",
+    "REPAIRING_PROFILES",
+    "REPAIR_KINDS",
     "RIGHT_DECISIONS",
     "Decision",
     "GradeInput",
     "GradingProfile",
+    "Repair",
+    "RepairKind",
     "Verdict",
     "WrongValue",
     "grade",
@@ -59,8 +75,14 @@ class GradingProfile(Protocol):
         ...
 
 
-PROFILES: Mapping[str, GradingProfile] = MappingProxyType({"strict": grade_strict, "bfcl": grade_bfcl})
+PROFILES: Mapping[str, GradingProfile] = MappingProxyType(
+    {"strict": grade_strict, "bfcl": grade_bfcl, "repairs": grade_repairs}
+)
 """Grading profiles by name. ``strict`` is the default."""
+
+REPAIRING_PROFILES: frozenset[str] = frozenset({"repairs"})
+"""Profiles that repair an observation before scoring it: their verdicts list the repairs
+(``verdict.repairs``), and metrics computed with them count the repairs per target."""
 
 
 def grade(

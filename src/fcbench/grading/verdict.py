@@ -95,6 +95,46 @@ class WrongValue(_Frozen):
         return data
 
 
+RepairKind = Literal[
+    "call_from_text",
+    "numeric_string",
+    "enum_case",
+    "unknown_key_dropped",
+    "default_inserted",
+]
+"""A repair the ``repairs`` profile applies before scoring (:mod:`fcbench.grading.repairs`).
+
+``call_from_text``: a call of an offered tool written as JSON in a text outcome becomes a call;
+``numeric_string``: a string that is exactly a JSON number becomes that number where the schema
+says ``integer`` or ``number``; ``enum_case``: a string that matches exactly one enum member when
+case is folded and surrounding whitespace stripped becomes that member; ``unknown_key_dropped``:
+a key the schema does not allow (``additionalProperties: false``) is removed;
+``default_inserted``: a missing property with a schema ``default`` gets that default."""
+
+REPAIR_KINDS: tuple[str, ...] = get_args(RepairKind)
+"""Every repair kind, in a stable order (report columns)."""
+
+
+class Repair(_Frozen):
+    """One repair applied to an observation before it was scored (``repairs`` profile only)."""
+
+    kind: RepairKind
+    """What was repaired (see :data:`RepairKind`)."""
+    call: int
+    """Position of the repaired call in the repaired outcome (from 0)."""
+    tool: str
+    """Name of the tool the call names."""
+    path: str = ""
+    """Where in the call's arguments (``weight_grams``, ``room.beds``, ``stops[0]``); empty for
+    ``call_from_text``, which repairs the whole call."""
+    before: Any = None
+    """The value as produced; null for ``call_from_text`` (the call was text) and
+    ``default_inserted`` (the key was absent)."""
+    after: Any = None
+    """The value scored instead; for ``call_from_text`` the call found in the text (``{"name",
+    "arguments"}``, before its arguments were repaired), null for ``unknown_key_dropped``."""
+
+
 class RecoveryVerdict(_Frozen):
     """The score of one recovery conversation (``verdict.recovery`` of a multi-turn record)."""
 
@@ -150,6 +190,16 @@ class Verdict(_Frozen):
     """How many calls had their arguments compared with an expectation."""
     recovery: RecoveryVerdict | None = None
     """Multi-turn modes: the conversation's score (then ``passed`` is the recovery success)."""
+    repairs: list[Repair] = Field(default_factory=list)
+    """The repairs applied before scoring, in order (``repairs`` profile); empty under every other
+    profile, and left out of the serialised form when empty, so other verdicts serialise as before."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_repairs(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("repairs"):
+            data.pop("repairs", None)
+        return data
 
     @property
     def scored(self) -> bool:

@@ -28,6 +28,9 @@ Definitions (per target ``endpoint:model`` and mode):
   ``drifting_cases`` counts the cases with any.
 * ``stream_parity`` (on the ``stream`` entry, when ``selection`` and ``stream`` are both reported):
   (case, repeat) pairs scored in both modes with the same normalised outcome key.
+* ``repairs`` / ``repaired`` (only with a profile that repairs, :data:`fcbench.grading.REPAIRING_PROFILES`):
+  repairs applied before scoring per kind, over the scorable observations, and the scorable
+  observations that needed at least one, out of scorable.
 * Every rate carries ``low``/``high``, its Wilson score 95% interval (null when ``d`` is 0).
 * Duplicate observations of one (target, case, repeat, mode) key: a later record replaces an earlier
   provider or harness error; any other duplicate is ignored and counted in ``duplicates``. Tokens and
@@ -43,6 +46,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from fcbench.errors import RunStateError
+from fcbench.grading import REPAIRING_PROFILES
 from fcbench.grading.regrade import regrade_records
 from fcbench.metrics.aggregate import RunAccumulator
 from fcbench.metrics.models import (
@@ -80,11 +84,12 @@ def compute_metrics(
     """Read ``manifest.json`` and ``records.jsonl`` of ``run_dir`` and aggregate them in one pass.
 
     Records carry the ``strict`` verdicts made when they were observed; another scoring
-    ``profile`` (e.g. ``bfcl``) re-grades each record against the run's suite on the way.
+    ``profile`` (e.g. ``bfcl`` or ``repairs``) re-grades each record against the run's suite on the
+    way, and ``observer`` sees the re-graded records.
     """
     manifest = read_manifest(run_dir)
     wanted = set(modes) if modes is not None else None
-    acc = RunAccumulator()
+    acc = RunAccumulator(repairs=profile in REPAIRING_PROFILES)
     read = 0
     records: Iterable[dict[str, Any]] = iter_record_dicts(run_dir / RECORDS_FILE)
     if profile != "strict":

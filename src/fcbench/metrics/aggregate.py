@@ -10,6 +10,8 @@ outcome key per scorable observation of the two modes stream parity compares.
 * Stream parity (per target, when ``selection`` and ``stream`` are both reported): over the
   (case, repeat) pairs scored in both modes, those with the same
   :func:`~fcbench.grading.normalised_outcome_key`; computed in :meth:`RunAccumulator.finish`.
+* Repairs (profiles that repair): per scorable observation, the repairs its verdict lists, counted
+  per kind, and whether it needed any.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from fcbench.endpoints import label_of
 from fcbench.grading import normalised_outcome_key
+from fcbench.grading.repairs import repair_counts
 from fcbench.metrics.drift import DriftState
 from fcbench.metrics.models import CaseSummary, ParityDifference, Rate, RunInfo, RunMetrics, TargetMetrics
 from fcbench.metrics.observe import failure_reasons, record_anomalies
@@ -37,7 +40,8 @@ PARITY_MODES = ("selection", "stream")
 class RunAccumulator:
     """Streaming aggregation of record dicts, grouped by target label and mode."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, repairs: bool = False) -> None:
+        self.repairs = repairs  # graded by a profile that repairs: say how many observations needed one
         self.groups: dict[tuple[str, str], GroupState] = {}
         self._index: dict[tuple[Any, Any, Any], GroupState] = {}
 
@@ -136,7 +140,8 @@ class RunAccumulator:
             update: dict[str, Any] = {"name": named}
             if mode == PARITY_MODES[1] and label in parity:
                 update.update(parity[label])
-            out.append(group.metrics(label, mode, planned).model_copy(update=update))
+            metrics = group.metrics(label, mode, planned, repairs=self.repairs)
+            out.append(metrics.model_copy(update=update))
             cases += [c.summary(label, mode, cid) for cid, c in sorted(group.cases.items())]
             group.cases.clear()
         info = RunInfo(
@@ -247,6 +252,11 @@ def _add_scorable(
         if params_match is not None:
             group.params[1] += 1
             group.params[0] += params_match is True
+    repairs = repair_counts(verdict)
+    if repairs:
+        group.repaired += 1
+        for kind, count in repairs.items():
+            group.repairs[kind] = group.repairs.get(kind, 0) + count
     recovery = verdict.get("recovery")
     if isinstance(recovery, dict):
         group.recovery[1] += 1

@@ -227,6 +227,13 @@ class TargetMetrics(BaseModel):
     in both; null otherwise."""
     stream_parity_differences: list[ParityDifference] = Field(default_factory=list)
     """The cases counted in ``stream_parity`` whose outcomes differ in at least one repeat, by case id."""
+    repairs: dict[str, int] = Field(default_factory=dict)
+    """Repair kind -> repairs applied before scoring, over the scorable observations (profiles that
+    repair, such as ``repairs``; see :data:`fcbench.grading.verdict.RepairKind`); empty otherwise."""
+    repaired: Rate | None = None
+    """Scorable observations that needed at least one repair, out of scorable observations; null
+    unless the metrics were computed with a profile that repairs (``repairs``). Multi-turn modes
+    keep their own verdicts and are never repaired."""
 
 
 class CaseSummary(BaseModel):

@@ -108,6 +108,10 @@ class GroupState:
     """Anomaly code -> accepted observations carrying it."""
     anomalous: int = 0
     """Accepted observations with at least one anomaly."""
+    repairs: dict[str, int] = field(default_factory=dict)
+    """Repair kind -> repairs in the scorable observations' verdicts."""
+    repaired: int = 0
+    """Scorable observations whose verdict lists at least one repair."""
     cases: dict[str, CaseState] = field(default_factory=dict)
 
     @classmethod
@@ -119,12 +123,13 @@ class GroupState:
             model=str(target.get("model", "")),
         )
 
-    def metrics(self, label: str, mode: str, planned: int) -> TargetMetrics:
-        """Every metric of this target and mode."""
-        return _target_metrics(label, mode, planned, self)
+    def metrics(self, label: str, mode: str, planned: int, *, repairs: bool = False) -> TargetMetrics:
+        """Every metric of this target and mode; ``repairs``: the profile repairs, so say how many
+        observations needed a repair."""
+        return _target_metrics(label, mode, planned, self, repairs)
 
 
-def _target_metrics(label: str, mode: str, planned: int, g: GroupState) -> TargetMetrics:
+def _target_metrics(label: str, mode: str, planned: int, g: GroupState, repairs: bool) -> TargetMetrics:
     scorable = passes = 0
     sel, clar, abst = [0, 0], [0, 0], [0, 0]
     by_category: dict[str, list[int]] = {}
@@ -207,4 +212,6 @@ def _target_metrics(label: str, mode: str, planned: int, g: GroupState) -> Targe
         anomalies=dict(sorted(g.anomalies.items())),
         with_anomalies=Rate(n=g.anomalous, d=g.accepted),
         drifting_cases=drifting,
+        repairs=dict(sorted(g.repairs.items())),
+        repaired=Rate(n=g.repaired, d=scorable) if repairs else None,
     )

@@ -2,8 +2,10 @@
 
 Columns: ``run_id, target, mode, metric, key, n, d, value``. Rates fill ``n`` and ``d`` and put the
 rate (0..1) in ``value``; counts and scalars leave ``n``/``d`` empty. ``key`` names the category,
-tag, error code, anomaly code, k, or ``expected->decision`` cell where a metric has several entries
-(``anomalies`` has one row per anomaly code, its value the accepted observations carrying it).
+tag, error code, anomaly code, repair kind, k, or ``expected->decision`` cell where a metric has
+several entries (``anomalies`` has one row per anomaly code, its value the accepted observations
+carrying it; ``repairs``, under a profile that repairs, one row per repair kind, its value the
+repairs made).
 ``pass_hat_k`` and ``latency_ms`` put the number of cases / observations they summarise in ``d``.
 Text cells that would start a spreadsheet formula (``=``, ``+``, ``-``, ``@``) get a leading ``'``.
 """
@@ -73,6 +75,10 @@ def _rows(t: TargetMetrics) -> Iterator[Row]:
     yield ("drifting_cases", "", None, None, t.drifting_cases)
     if t.stream_parity is not None:
         yield _rate("stream_parity", "", t.stream_parity)
+    if t.repaired is not None:
+        yield _rate("repaired", "", t.repaired)
+    for kind, count in t.repairs.items():
+        yield ("repairs", kind, None, None, count)
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -1,7 +1,8 @@
 """Markdown report: every failure type per target side by side, each rate as ``rate% (n/d) [low–high]``.
 
 The bracket is the rate's Wilson score 95% interval. Beside the rates: anomalies per code, the
-cases whose arguments drift over repeats, and stream parity when both modes were run.
+repairs per kind (under a profile that repairs), the cases whose arguments drift over repeats,
+and stream parity when both modes were run.
 
 All text that came from a model, a case file or a configuration is escaped with
 :func:`~fcbench.report.common.md_escape` (pipes, backticks, HTML) before it reaches a table.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from fcbench.grading import REPAIR_KINDS
 from fcbench.metrics import Rate, RunMetrics, TargetMetrics
 from fcbench.metrics.drift import MAX_DRIFT_VALUES
 from fcbench.report.common import (
@@ -62,7 +64,7 @@ def render_markdown(metrics: RunMetrics, worst: int = WORST_CASES) -> str:
     out += _breakdown(metrics, "Pass rate by category", "category", lambda t: t.by_category) + [""]
     out += _breakdown(metrics, "Pass rate by tag", "tag", lambda t: t.by_tag) + [""]
     out += _confusion(metrics) + [""] + _worst(metrics, worst) + [""] + _anomalies(metrics) + [""]
-    out += _drift(metrics) + [""] + _parity(metrics) + _errors(metrics)
+    out += _repairs(metrics) + _drift(metrics) + [""] + _parity(metrics) + _errors(metrics)
     return "\n".join(out) + "\n"
 
 
@@ -223,6 +225,26 @@ def _anomalies(metrics: RunMetrics) -> list[str]:
         for code in codes
     ]
     return out + [""] + table(header, code_rows)
+
+
+def _repairs(metrics: RunMetrics) -> list[str]:
+    """Repairs per target and kind (only when the metrics were computed with a profile that repairs)."""
+    if all(t.repaired is None for t in metrics.targets):
+        return []
+    intro = (
+        "Repairs made before scoring: scorable observations that needed at least one, and the repairs "
+        "by kind (`call_from_text`: a call written as text became a call; `numeric_string`: a number "
+        "written as a string; `enum_case`: an enum value in another case or with spaces; "
+        "`unknown_key_dropped`: a key the schema does not allow; `default_inserted`: a missing "
+        "property's schema default)."
+    )
+    rows = [
+        [md_escape(t.target), md_escape(t.mode), fmt_rate_ci(t.repaired or Rate())]
+        + [str(t.repairs.get(kind, 0)) for kind in REPAIR_KINDS]
+        for t in metrics.targets
+    ]
+    header = ["Target", "Mode", "Observations repaired", *REPAIR_KINDS]
+    return ["## Repairs", "", intro, ""] + table(header, rows) + [""]
 
 
 def _drift(metrics: RunMetrics) -> list[str]:

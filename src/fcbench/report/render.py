@@ -7,7 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from fcbench.endpoints import label_of
 from fcbench.errors import ConfigError
+from fcbench.grading import REPAIRING_PROFILES
+from fcbench.grading.jsonvalues import short
 from fcbench.grading.regrade import disagreements
 from fcbench.metrics import RunMetrics, compute_metrics
 from fcbench.report.common import md_escape
@@ -52,25 +55,118 @@ def render_report(
     renderer = RENDERERS.get(fmt)
     if renderer is None:
         raise ValueError(f"unknown report format {fmt!r}; choose from {', '.join(FORMATS)}")
+    if fmt == "md" and profile in REPAIRING_PROFILES:
+        repairs = RepairList(profile)
+        text = render_markdown(compute_metrics(run_dir, modes=modes, profile=profile, observer=repairs))
+        return text + "\n" + _repair_table(repairs.rows, profile)
     return renderer(compute_metrics(run_dir, modes=modes, profile=profile))
 
 
+REPAIR_FIELDS = ("kind", "call", "tool", "path", "before", "after")
+"""The fields of a repair (:class:`fcbench.grading.Repair`) each row of a :class:`RepairList` copies."""
+
+
+class RepairList:
+    """Collects, as a metrics observer, one row per repair of the observations the metrics score.
+
+    A row: ``seq``, ``profile``, ``target``, ``case_id``, ``repeat``, ``mode``, and the repair's
+    ``kind``, ``call``, ``tool``, ``path``, ``before`` and ``after``. Like the metrics, it takes the
+    first scorable record of each (target, case, repeat, mode), so its counts are the metrics'.
+    """
+
+    def __init__(self, profile: str) -> None:
+        self.profile = profile
+        self.rows: list[dict[str, Any]] = []
+        self._scored: set[tuple[str, str, str, str]] = set()
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        verdict = record.get("verdict")
+        outcome = record.get("outcome")
+        if not isinstance(verdict, dict) or verdict.get("decision") in (None, "not_scored"):
+            return
+        if isinstance(outcome, dict) and outcome.get("kind") == "provider_error":
+            return
+        target = record.get("target")
+        label = label_of(target) if isinstance(target, dict) else "?"
+        where = (label, str(record.get("case_id")), str(record.get("repeat")), str(record.get("mode")))
+        if where in self._scored:
+            return
+        self._scored.add(where)
+        for repair in verdict.get("repairs") or []:
+            if isinstance(repair, dict):
+                self.rows.append(
+                    {
+                        "seq": record.get("seq"),
+                        "profile": self.profile,
+                        "target": label,
+                        "case_id": record.get("case_id"),
+                        "repeat": record.get("repeat"),
+                        "mode": record.get("mode"),
+                        **{key: repair.get(key) for key in REPAIR_FIELDS},
+                    }
+                )
+
+
 def render_profiles(run_dir: Path, fmt: str, profiles: list[str], modes: list[str] | None = None) -> str:
-    """Several scoring profiles side by side, and the observations where their verdicts disagree."""
+    """Several scoring profiles side by side, the observations where their verdicts disagree, and,
+    for a profile that repairs, every repair it made (JSON: ``repairs``, one row per repair)."""
     if fmt not in ("md", "json"):
         raise ConfigError(f"several profiles can be shown in md or json, not {fmt}", key="--profile")
     manifest = read_manifest(run_dir)
     suite = load_suite(manifest.suite_ref or manifest.suite)
     split = disagreements(run_record_dicts(run_dir), suite, profiles)
-    if fmt == "json":
-        data = {p: json.loads(compute_metrics(run_dir, modes=modes, profile=p).to_json()) for p in profiles}
-        return json.dumps({"profiles": data, "disagreements": split}, indent=2) + "\n"
-    parts = []
+    metrics: dict[str, RunMetrics] = {}
+    repairs: dict[str, RepairList] = {}
     for p in profiles:
-        metrics = compute_metrics(run_dir, modes=modes, profile=p)
-        parts.append(f"# Scoring profile: {p}\n\n" + render_markdown(metrics))
+        observer = RepairList(p) if p in REPAIRING_PROFILES else None
+        if observer is not None:
+            repairs[p] = observer
+        metrics[p] = compute_metrics(run_dir, modes=modes, profile=p, observer=observer)
+    if fmt == "json":
+        data: dict[str, Any] = {
+            "profiles": {p: json.loads(m.to_json()) for p, m in metrics.items()},
+            "disagreements": split,
+        }
+        if repairs:
+            data["repairs"] = [row for p in repairs for row in repairs[p].rows]
+        return json.dumps(data, indent=2) + "\n"
+    parts = [f"# Scoring profile: {p}\n\n" + render_markdown(m) for p, m in metrics.items()]
     parts.append(_disagreement_table(profiles, split))
+    parts += [_repair_table(repairs[p].rows, p) for p in repairs]
     return "\n\n".join(parts)
+
+
+REPAIR_ROWS = 200
+"""How many repairs the markdown list shows (the JSON of several profiles lists them all)."""
+
+
+def _change(row: dict[str, Any]) -> str:
+    """``before → after`` of one repair row."""
+    kind, before, after = row.get("kind"), row.get("before"), row.get("after")
+    if kind == "call_from_text" and isinstance(after, dict):
+        return f"text → {after.get('name')}({short(after.get('arguments'))})"
+    if kind == "unknown_key_dropped":
+        return f"{short(before)} → (dropped)"
+    if kind == "default_inserted":
+        return f"(absent) → {short(after)}"
+    return f"{short(before)} → {short(after)}"
+
+
+def _repair_table(rows: list[dict[str, Any]], profile: str) -> str:
+    observations = len({(r["target"], r["case_id"], r["repeat"], r["mode"]) for r in rows})
+    header = f"# Repairs under {profile} ({len(rows)} repairs in {observations} observations)\n\n"
+    if not rows:
+        return header + "No observation needed a repair.\n"
+    intro = ""
+    if len(rows) > REPAIR_ROWS:
+        intro = f"The first {REPAIR_ROWS} are listed; the JSON of several profiles lists them all.\n\n"
+    columns = ["Target", "Case", "Repeat", "Mode", "Call", "Repair", "Path", "Before → after"]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in rows[:REPAIR_ROWS]:
+        cells = [row["target"], row["case_id"], row["repeat"], row["mode"], row["call"], row["kind"]]
+        cells += [row["path"] or "-", _change(row)]
+        lines.append("| " + " | ".join(md_escape(str(c)) for c in cells) + " |")
+    return header + intro + "\n".join(lines) + "\n"
 
 
 def _disagreement_table(profiles: list[str], split: list[dict[str, Any]]) -> str:
