@@ -35,6 +35,7 @@ LAYERS: list[set[str]] = [
     {"store"},
     {"grading"},
     {"adapters", "transport", "fake_tools", "suite", "mock"},
+    {"local"},
     {"schema", "endpoints", "pricing", "redact"},
     {"contract", "errors"},
 ]

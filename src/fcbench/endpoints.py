@@ -7,7 +7,10 @@ llama.cpp are endpoints that speak it. A new OpenAI-compatible server is one con
       mylab: {dialect: openai-chat, base_url: "http://127.0.0.1:8000/v1", api_key_env: MYLAB_KEY}
 
 Built-in ``sim*`` endpoints point at the embedded mock provider; their base URL contains
-``{mock}``, replaced by the mock's address when the runner starts it.
+``{mock}``, replaced by the mock's address when the runner starts it. The built-in ``local``
+endpoint's URL contains ``{local}``: its model names a model of the local catalogue, and the CLI
+starts llama.cpp's server for it (:mod:`fcbench.local`). Both are *managed services*: started
+for a run, keyed by :meth:`Endpoint.service_key`, and pinned in the manifest.
 
 This module and the CLI are the only places that read environment variables.
 """
@@ -16,6 +19,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -23,8 +28,27 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from fcbench.errors import TargetError
 
 MOCK_PLACEHOLDER = "{mock}"
+LOCAL_PLACEHOLDER = "{local}"
+MANAGED_PLACEHOLDERS: Mapping[str, str] = MappingProxyType(
+    {"mock": MOCK_PLACEHOLDER, "local": LOCAL_PLACEHOLDER}
+)
+"""Managed service kind -> the placeholder its endpoints' base URLs contain."""
+MANAGED_SERVICE_NAMES: Mapping[str, str] = MappingProxyType(
+    {"mock": "embedded mock provider", "local": "managed llama.cpp server"}
+)
+"""Managed service kind -> what it is called in messages and in the manifest's ``base_url``."""
 MOCK_KEY = "sim-key"
 """The mock provider accepts any non-empty key; this one is used when no key variable is set."""
+
+
+@dataclass(frozen=True)
+class RunningService:
+    """A managed service started for a run: where it listens, and what the manifest pins about it."""
+
+    url: str
+    """Its base address (``http://127.0.0.1:PORT``)."""
+    pins: Mapping[str, Any] = field(default_factory=dict)
+    """What it is (engine, model checksum, settings), recorded in the run's manifest."""
 
 
 class Endpoint(BaseModel):
@@ -63,17 +87,36 @@ class Endpoint(BaseModel):
         return [u.rstrip("/") for u in urls]
 
     @property
+    def managed(self) -> str | None:
+        """``mock`` or ``local`` when a managed service serves the endpoint (its URL holds that
+        service's placeholder), else None."""
+        for kind, placeholder in MANAGED_PLACEHOLDERS.items():
+            if any(placeholder in u for u in self.base_urls):
+                return kind
+        return None
+
+    @property
     def is_mock(self) -> bool:
         """True when the endpoint points at the embedded mock provider."""
-        return any(MOCK_PLACEHOLDER in u for u in self.base_urls)
+        return self.managed == "mock"
 
-    def resolved(self, mock_url: str | None) -> Endpoint:
-        """A copy with ``{mock}`` replaced by the running mock's base URL."""
-        if not self.is_mock:
+    def service_key(self, model: str) -> str | None:
+        """Which running service serves ``model`` here: ``mock`` (one for every mock target),
+        ``local:MODEL`` (one llama.cpp server per local model), or None for a real address."""
+        kind = self.managed
+        if kind == "local":
+            return target_label(kind, model)
+        return kind
+
+    def resolved(self, url: str | None) -> Endpoint:
+        """A copy with its managed placeholder replaced by the running service's base URL."""
+        kind = self.managed
+        if kind is None:
             return self
-        if mock_url is None:
-            raise TargetError(f"endpoint {self.name!r} needs the mock provider, which is not running")
-        urls = [u.replace(MOCK_PLACEHOLDER, mock_url.rstrip("/")) for u in self.base_urls]
+        if url is None:
+            service = MANAGED_SERVICE_NAMES[kind]
+            raise TargetError(f"endpoint {self.name!r} needs the {service}, which is not running")
+        urls = [u.replace(MANAGED_PLACEHOLDERS[kind], url.rstrip("/")) for u in self.base_urls]
         return self.model_copy(update={"base_url": urls[0] if len(urls) == 1 else urls})
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
@@ -99,6 +142,8 @@ class Endpoint(BaseModel):
         env = os.environ if environ is None else environ
         if self.is_mock:
             return "not needed (embedded mock)"
+        if self.managed == "local":
+            return "not needed (managed llama.cpp server)"
         if self.api_key_env and env.get(self.api_key_env):
             return "present"
         if not self.key_required:
@@ -155,6 +200,14 @@ def _builtin() -> dict[str, Endpoint]:
             api_key_env="LLAMACPP_API_KEY",
             key_required=False,
             local=True,
+        ),
+        Endpoint(
+            name="local",
+            dialect="openai-chat",
+            base_url=f"{LOCAL_PLACEHOLDER}/v1",
+            local=True,
+            key_required=False,
+            max_concurrency=1,
         ),
         Endpoint(
             name="sim",

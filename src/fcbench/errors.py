@@ -9,6 +9,7 @@ Model misbehaviour is never an exception: it is data in the outcome and its anom
     │   ├── CaseError                 a case or suite file is invalid
     │   └── ConfigError               a config file or flag is invalid (carries the key)
     ├── TargetError                   unknown endpoint or dialect, or a missing API key variable
+    │   └── LocalModelError           a managed local model cannot be fetched, verified or started
     ├── RunStateError                 a run directory cannot be resumed or merged
     └── TransportError                the harness could not talk to a provider at all
 """
@@ -48,6 +49,11 @@ class ConfigError(InputError):
 
 class TargetError(FcbenchError):
     """An endpoint or dialect is unknown, or an endpoint's API key variable is not set."""
+
+
+class LocalModelError(TargetError):
+    """A managed local model cannot be fetched, assembled, verified or served (the message says how
+    to fix it: the install command, the expected checksum, the server's last log lines)."""
 
 
 class RunStateError(FcbenchError):

@@ -10,6 +10,7 @@ import pytest
 
 from fcbench.compat import CompatReport, ProbeRequest, prepare_compat, report_from_run
 from fcbench.config import RunConfig
+from fcbench.endpoints import RunningService
 from fcbench.run import execute
 from fcbench.run.plan import Planned, Target
 
@@ -38,7 +39,7 @@ def run_compat(mock_server: str, tmp_path: Path) -> RunCompat:
         def per_request(planned: Planned, turn: int) -> Mapping[str, str] | None:
             return headers(plan.requests[planned.case.id], planned.target) if headers else None
 
-        done = asyncio.run(execute(spec, mock_url=mock_server, headers=per_request))
+        done = asyncio.run(execute(spec, services={"mock": RunningService(mock_server)}, headers=per_request))
         return report_from_run(done.run_dir), done.run_dir
 
     return run

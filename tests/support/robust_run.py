@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 
 from fcbench.config import RunConfig
+from fcbench.endpoints import RunningService
 from fcbench.run import RunResult, execute, prepare
 from fcbench.store.blobs import BLOBS_FILE, expand_blobs, load_blobs
 from fcbench.store.records import RECORDS_FILE, iter_record_dicts
@@ -24,7 +25,7 @@ from fcbench.store.records import RECORDS_FILE, iter_record_dicts
 def run_in_process(config: dict[str, Any], out: Path, mock_url: str | None = None) -> RunResult:
     """Validate ``config`` like a config file, prepare the run (keys from the environment) and execute it."""
     spec = prepare(RunConfig.model_validate(config), out_root=out, resume_dir=None, shard=None)
-    return asyncio.run(execute(spec, mock_url=mock_url))
+    return asyncio.run(execute(spec, services={"mock": RunningService(mock_url)} if mock_url else None))
 
 
 def records(run_dir: Path) -> list[dict[str, Any]]:

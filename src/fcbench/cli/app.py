@@ -24,6 +24,7 @@ VERB_MODULES: tuple[str, ...] = (
     "fcbench.cli.targets",
     "fcbench.cli.merge",
     "fcbench.cli.mock",
+    "fcbench.cli.local",
     "fcbench.cli.importer",
     "fcbench.cli.report",
     "fcbench.cli.compare",

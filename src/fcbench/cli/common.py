@@ -1,18 +1,22 @@
-"""What several verbs share: progress (a bar or plain lines) and the embedded mock provider."""
+"""What several verbs share: progress (a bar or plain lines) and the managed services a run needs
+(the embedded mock provider, llama.cpp's server for local models)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from fcbench.endpoints import RunningService
 from fcbench.report.terminal import terminal_text
 from fcbench.run import ProgressSink
+from fcbench.run.plan import Target
 from fcbench.store.records import Record
 
 
@@ -122,12 +126,36 @@ def interruptible() -> Iterator[Interruption]:
 
 
 @contextlib.contextmanager
-def embedded_mock(needed: bool, latency_ms: int, faults: str | None) -> Iterator[str | None]:
-    """Start the mock provider in the background when a target needs it; yield its URL."""
-    if not needed:
-        yield None
-        return
-    from fcbench.mock.server import MockServer
+def managed_services(
+    targets: Sequence[Target], *, mock_latency_ms: int = 0, mock_faults: str | None = None, console: Console
+) -> Iterator[dict[str, RunningService]]:
+    """Start every managed service the targets need (the mock once, one llama.cpp server per local
+    model), yield them by :meth:`~fcbench.endpoints.Endpoint.service_key`, stop them afterwards."""
+    services: dict[str, RunningService] = {}
+    with contextlib.ExitStack() as stack:
+        for target in targets:
+            key = target.endpoint.service_key(target.model)
+            if key is None or key in services:
+                continue
+            if target.endpoint.managed == "mock":
+                from fcbench.mock.server import MockServer
 
-    with MockServer(latency_ms=latency_ms, faults=faults) as server:
-        yield server.url
+                mock = stack.enter_context(MockServer(latency_ms=mock_latency_ms, faults=mock_faults))
+                services[key] = RunningService(mock.url, {"managed": "mock", "latency_ms": mock_latency_ms})
+            else:
+                services[key] = stack.enter_context(local_service(target.model, console))
+        yield services
+
+
+@contextlib.contextmanager
+def local_service(name: str, console: Console) -> Iterator[RunningService]:
+    """Assemble (once) and serve the local catalogue model ``name``."""
+    from fcbench.local import LocalServer, cache_dir, ensure_model, find_model, require_engine
+
+    model = find_model(name)
+    require_engine()
+    cache = cache_dir(os.environ)
+    path = ensure_model(model, cache, say=lambda line: console.print(terminal_text(line)))
+    console.print(terminal_text(f"starting llama.cpp's server for {name} ..."))
+    with LocalServer(model, path, log_path=cache / "logs" / f"{name}.log") as server:
+        yield RunningService(server.url, server.pins())

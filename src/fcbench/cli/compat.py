@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from fcbench.cli.common import embedded_mock, progress_sink
+from fcbench.cli.common import managed_services, progress_sink
 from fcbench.compat.classify import classify
 from fcbench.compat.probes import StrictChoice, prepare_compat
 from fcbench.compat.render import FORMATS, render, render_json
@@ -67,9 +67,10 @@ def compat_command(
     spec, plan = prepare_compat(cfg, out_root=out, probes=probe, strict=strict_choice)
     err = Console(stderr=True)
     sink = progress_sink(err) if progress else None
-    needs_mock = any(t.endpoint.is_mock for t in spec.targets)
-    with embedded_mock(needs_mock, mock_latency_ms, mock_faults) as mock_url:
-        run = asyncio.run(execute(spec, mock_url=mock_url, progress=sink))
+    with managed_services(
+        spec.targets, mock_latency_ms=mock_latency_ms, mock_faults=mock_faults, console=err
+    ) as services:
+        run = asyncio.run(execute(spec, services=services, progress=sink))
     report = classify(
         plan,
         iter_record_dicts(run.run_dir / RECORDS_FILE),

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from fcbench.cli.common import embedded_mock, interruptible, progress_sink
+from fcbench.cli.common import interruptible, managed_services, progress_sink
 from fcbench.config import load_config
 from fcbench.errors import ConfigError
 from fcbench.report.gate import check_gate
@@ -114,10 +114,14 @@ def run_command(
     spec = prepare(cfg, out_root=out, resume_dir=resume, shard=shard_spec)
     console = data_console(stderr=True)
     sink = progress_sink(console) if progress else None
-    needs_mock = any(t.endpoint.is_mock for t in spec.targets)
-    with interruptible() as interruption, embedded_mock(needs_mock, mock_latency_ms, mock_faults) as mock_url:
+    with (
+        interruptible() as interruption,
+        managed_services(
+            spec.targets, mock_latency_ms=mock_latency_ms, mock_faults=mock_faults, console=console
+        ) as services,
+    ):
         try:
-            result: RunResult = asyncio.run(execute(spec, mock_url=mock_url, progress=sink))
+            result: RunResult = asyncio.run(execute(spec, services=services, progress=sink))
         except KeyboardInterrupt:
             console.print(
                 terminal_text(

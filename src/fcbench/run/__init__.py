@@ -25,7 +25,7 @@ from typing import Any
 from fcbench import __version__
 from fcbench.config import RunConfig
 from fcbench.contract import MODES
-from fcbench.endpoints import Endpoint, all_endpoints, parse_target
+from fcbench.endpoints import MANAGED_SERVICE_NAMES, Endpoint, RunningService, all_endpoints, parse_target
 from fcbench.errors import ConfigError, RunStateError
 from fcbench.grading.recovery import effective_spec
 from fcbench.pricing import PriceTable
@@ -239,7 +239,31 @@ def _plan(spec: RunSpec) -> list[Planned]:
     return [p for p in plan if spec.shard is None or spec.shard.owns(p.seq)]
 
 
-def _manifest(spec: RunSpec, plan: list[Planned], pinned: list[Target]) -> Manifest:
+def _service_url(target: Target, running: Mapping[str, RunningService]) -> str | None:
+    key = target.endpoint.service_key(target.model)
+    service = running.get(key) if key is not None else None
+    return service.url if service is not None else None
+
+
+def _pinned_target(t: Target, name: str, running: Mapping[str, RunningService]) -> dict[str, Any]:
+    key = t.endpoint.service_key(t.model)
+    entry: dict[str, Any] = {
+        "name": name,
+        "label": t.label,
+        "endpoint": t.endpoint.name,
+        "dialect": t.endpoint.dialect,
+        "model": t.model,
+        "base_url": MANAGED_SERVICE_NAMES.get(t.endpoint.managed or "", t.endpoint.base_urls),
+    }
+    service = running.get(key) if key is not None else None
+    if service is not None and service.pins:
+        entry["service"] = dict(service.pins)
+    return entry
+
+
+def _manifest(
+    spec: RunSpec, plan: list[Planned], pinned: list[Target], running: Mapping[str, RunningService]
+) -> Manifest:
     config = spec.config
     names = config.target_names()
     return Manifest(
@@ -250,17 +274,7 @@ def _manifest(spec: RunSpec, plan: list[Planned], pinned: list[Target]) -> Manif
         dataset_version=spec.suite.info.dataset_version,
         dataset_hash=spec.suite.dataset_hash,
         config_hash=config.hash(),
-        targets=[
-            {
-                "name": names.get(t.label, t.label),
-                "label": t.label,
-                "endpoint": t.endpoint.name,
-                "dialect": t.endpoint.dialect,
-                "model": t.model,
-                "base_url": "embedded mock" if t.endpoint.is_mock else t.endpoint.base_urls,
-            }
-            for t in pinned
-        ],
+        targets=[_pinned_target(t, names.get(t.label, t.label), running) for t in pinned],
         modes=list(config.modes),
         repeats=config.repeats,
         temperature=config.temperature,
@@ -309,16 +323,17 @@ def recorded_keys(run_dir: Path) -> set[ObservationKey]:
 async def execute(
     spec: RunSpec,
     *,
-    mock_url: str | None,
+    services: Mapping[str, RunningService] | None = None,
     progress: ProgressSink | None = None,
     headers: RequestHeaders | None = None,
 ) -> RunResult:
     """Run ``spec`` to completion (or until cancelled), appending records as they complete."""
     config = spec.config
-    pinned = list(spec.targets)  # as configured: the mock's address changes from run to run
-    spec.targets = [Target(t.endpoint.resolved(mock_url), t.model) for t in spec.targets]
+    running = services or {}
+    pinned = list(spec.targets)  # as configured: a managed service's address changes from run to run
+    spec.targets = [Target(t.endpoint.resolved(_service_url(t, running)), t.model) for t in spec.targets]
     plan = _plan(spec)
-    manifest = _manifest(spec, plan, pinned)
+    manifest = _manifest(spec, plan, pinned, running)
     spec.run_dir.mkdir(parents=True, exist_ok=True)
     with run_dir_lock(spec.run_dir):
         if spec.resume:

@@ -1,0 +1,86 @@
+"""``fcbench local list|pull|serve``: the managed local models (llama.cpp's server, no keys).
+
+``fcbench run -t local:NAME`` needs none of these (it assembles and serves the model itself);
+they are for fetching ahead of time (CI, an offline machine) and for serving by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from fcbench.cli.common import local_service
+from fcbench.report.terminal import data_console, terminal_text
+
+
+def list_command() -> None:
+    """List the models a local:NAME target can name, and whether each is assembled already.
+
+    Example: fcbench local list
+    """
+    from fcbench.local import cache_dir, engine_version, is_ready, load_catalogue, model_path
+
+    cache = cache_dir(os.environ)
+    table = Table("model", "what", "ready", "file", "sha256", title="local models", expand=False)
+    for model in load_catalogue().values():
+        ready = is_ready(model, cache)
+        table.add_row(
+            model.name,
+            model.title,
+            "yes" if ready else "no (fcbench local pull)",
+            str(model_path(model, cache)) if ready else model.file,
+            model.sha256[:12],
+        )
+    console = data_console()
+    console.print(table)
+    version = engine_version()
+    engine = f"xllamacpp {version}" if version else 'not installed: pip install -e ".[local]"'
+    console.print(terminal_text(f"engine: {engine}; cache: {cache}"))
+
+
+def pull_command(
+    names: Annotated[list[str], typer.Argument(help="Model names (see fcbench local list).")],
+) -> None:
+    """Fetch and assemble models into the cache folder once, verifying each file's SHA-256.
+
+    Example: fcbench local pull qwen2.5-coder-0.5b
+    """
+    from fcbench.local import cache_dir, ensure_model, find_model
+
+    console = data_console(stderr=True)
+    cache = cache_dir(os.environ)
+    for name in names:
+        path = ensure_model(find_model(name), cache, say=lambda line: console.print(terminal_text(line)))
+        data_console().print(terminal_text(f"{name}: {path}"), soft_wrap=True)
+
+
+def serve_command(
+    name: Annotated[str, typer.Argument(help="Model name (see fcbench local list).")],
+) -> None:
+    """Serve a local model with llama.cpp's OpenAI-compatible server until interrupted.
+
+    Prints the base URL to use as an openai-chat endpoint. Example: fcbench local serve qwen2.5-coder-0.5b
+    """
+    console = data_console(stderr=True)
+    with local_service(name, console) as service:
+        data_console().print(f"openai-chat          {service.url}/v1", highlight=False, soft_wrap=True)
+        try:
+            while True:
+                time.sleep(1)
+        except KeyboardInterrupt:
+            pass  # Ctrl-C is how a foreground server is meant to stop: exit 0
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``local`` command group to the app."""
+    group = typer.Typer(
+        name="local", help="Managed local models served by llama.cpp (no keys).", no_args_is_help=True
+    )
+    group.command("list")(list_command)
+    group.command("pull")(pull_command)
+    group.command("serve")(serve_command)
+    app.add_typer(group, name="local")

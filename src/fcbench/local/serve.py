@@ -1,0 +1,64 @@
+"""The child process that serves one model with llama.cpp's own HTTP server (``xllamacpp``).
+
+Started by :class:`fcbench.local.server.LocalServer` as ``python -m fcbench.local.serve``; it
+writes the address it listens on to ``--address-file`` and serves until SIGTERM. It is a process
+of its own so that the environment llama.cpp reads at load time (``OMP_WAIT_POLICY``) is set
+before the library loads, and so that stopping it frees every thread and byte it used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+MISSING_EXTRA_EXIT = 3
+"""Exit status when ``xllamacpp`` is not installed (the parent turns it into the install hint)."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the settings, start the server, write its address, wait for SIGTERM."""
+    parser = argparse.ArgumentParser(prog="python -m fcbench.local.serve")
+    parser.add_argument("--model", required=True, help="path of the GGUF file")
+    parser.add_argument("--alias", required=True, help="model name the server reports")
+    parser.add_argument("--address-file", required=True, type=Path)
+    parser.add_argument("--ctx", type=int, default=8192)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--slots", type=int, default=1)
+    args = parser.parse_args(argv)
+    try:
+        import xllamacpp
+    except ImportError:
+        print("xllamacpp is not installed", file=sys.stderr)
+        return MISSING_EXTRA_EXIT
+    params = xllamacpp.CommonParams()
+    params.model.path = args.model
+    params.model_alias = {args.alias}
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0
+    params.n_ctx = args.ctx
+    params.n_parallel = args.slots
+    params.cpuparams.n_threads = args.threads
+    params.cpuparams_batch.n_threads = args.threads
+    params.use_jinja = True
+    params.ui = False
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    try:
+        server = xllamacpp.Server(params)
+    except RuntimeError as exc:  # a file that is no GGUF model, too little memory, ...
+        print(f"llama.cpp could not start with {args.model}: {exc}", file=sys.stderr)
+        return 1
+    tmp = args.address_file.with_name(args.address_file.name + ".tmp")
+    tmp.write_text(str(server.listening_address), encoding="utf-8")
+    os.replace(tmp, args.address_file)
+    stop.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

