@@ -52,6 +52,9 @@ def test_repairs_are_counted_per_target_and_listed_per_observation(tmp_path: Pat
     assert {"numeric_string", "unknown_key_dropped"} <= set(repaired["repairs"])
     observations = {(row["case_id"], row["repeat"], row["mode"]) for row in rows}
     assert repaired["repaired"]["n"] == len(observations)
+    # calls read from text are graded calls: they join the schema-validity denominator
+    from_text = {(r["case_id"], r["repeat"], r["mode"]) for r in rows if r["kind"] == "call_from_text"}
+    assert repaired["schema_valid"]["d"] == strict["schema_valid"]["d"] + len(from_text)
     assert repaired["repaired"]["d"] == repaired["scorable"] == 156
     for row in rows:
         assert set(row) == {"seq", "profile", "target", "case_id", "repeat", "mode"} | {

@@ -158,3 +158,29 @@ def test_the_cassette_holds_no_credentials_and_only_real_llama_cpp_replies(casse
         cassette["meta"]["server"]["sha256"]
         == "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
     )
+
+
+def test_repairs_profile_reads_the_calls_this_model_writes_as_text(replayed: tuple[Path, Replayer]) -> None:
+    """Under ``--profile repairs`` the calls written as text are extracted (``call_from_text``, the
+    main repair for this model), graded as calls (schema validity counts them) and pass more often."""
+    run_dir, _ = replayed
+    done = subprocess.run(
+        [sys.executable, "-m", "fcbench", "report", str(run_dir), "--profile", "strict,repairs",
+         "--format", "json"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    data = json.loads(done.stdout)
+    strict = {t["mode"]: t for t in data["profiles"]["strict"]["targets"]}
+    repaired = {t["mode"]: t for t in data["profiles"]["repairs"]["targets"]}
+    kinds: dict[str, int] = {}
+    for target in repaired.values():
+        for kind, count in target["repairs"].items():
+            kinds[kind] = kinds.get(kind, 0) + count
+    assert max(kinds, key=kinds.__getitem__) == "call_from_text"
+    assert sum(t["pass_rate"]["n"] for t in repaired.values()) > sum(
+        t["pass_rate"]["n"] for t in strict.values()
+    )
+    from_text = {(r["case_id"], r["mode"]) for r in data["repairs"] if r["kind"] == "call_from_text"}
+    for mode, target in repaired.items():
+        extracted = len({key for key in from_text if key[1] == mode})
+        assert target["schema_valid"]["d"] == strict[mode]["schema_valid"]["d"] + extracted

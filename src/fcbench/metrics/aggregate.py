@@ -239,9 +239,12 @@ def _add_scorable(
     case.scorable += 1
     case.passes += passed
     case.decisions[decision] = case.decisions.get(decision, 0) + 1
-    if outcome.get("kind") == "tool_calls":
+    repairs = repair_counts(verdict)
+    recorded_calls = outcome.get("kind") == "tool_calls"
+    if recorded_calls or "call_from_text" in repairs:  # the calls graded: recorded, or read from text
         group.schema[1] += 1
         group.schema[0] += verdict.get("schema_valid") is True
+    if recorded_calls:
         if case.drift is None:
             case.drift = DriftState()
         case.drift.add(outcome.get("calls"))
@@ -252,7 +255,6 @@ def _add_scorable(
         if params_match is not None:
             group.params[1] += 1
             group.params[0] += params_match is True
-    repairs = repair_counts(verdict)
     if repairs:
         group.repaired += 1
         for kind, count in repairs.items():
