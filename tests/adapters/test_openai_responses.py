@@ -576,6 +576,34 @@ def test_stream_error_event_and_failed_terminal() -> None:
     assert ADAPTER.parse_stream([failed]).outcome.kind == "provider_error"
 
 
+@pytest.mark.parametrize(
+    ("code", "message", "expected"),
+    [
+        ("insufficient_quota", "You exceeded your current quota, please check your plan.", "rate_limited"),
+        ("rate_limit_exceeded", "Rate limit reached for requests per minute.", "rate_limited"),
+        ("server_error", "The server had an error while processing your request.", "server"),
+    ],
+)
+def test_stream_error_event_reads_flat_and_nested_fields_alike(
+    code: str, message: str, expected: str
+) -> None:
+    """The ``error`` event of a Responses stream may carry its fields flat (the API reference's
+    ResponseErrorEvent) or nested under ``error`` (as the plain-HTTP error body does): both are read,
+    and the stream error gets the same code as the same error over plain HTTP."""
+    flat = event("error", code=code, message=message, param=None, sequence_number=3)
+    nested = event(
+        "error", error={"type": code, "code": code, "message": message, "param": None}, sequence_number=3
+    )
+    over_http = ADAPTER.parse_error(
+        429 if expected == "rate_limited" else 500, {"error": {"code": code, "message": message}}, {}
+    )
+    for form in (flat, nested):
+        outcome = ADAPTER.parse_stream([form]).outcome
+        assert outcome.kind == "provider_error"
+        assert outcome.code == expected == over_http.code
+        assert message in outcome.message
+
+
 def test_stream_with_nothing_is_bad_response() -> None:
     for events in ([], [(None, "junk"), ("x", "")]):
         turn = ADAPTER.parse_stream(events)

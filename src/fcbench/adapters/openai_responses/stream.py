@@ -19,7 +19,7 @@ the turn as a provider error; a stream with no event at all is ``bad_response``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -215,8 +215,10 @@ def parse_stream(
             continue
         kind, payload = read
         state.events += 1
-        if kind == "error":
-            return ParsedTurn(outcome=error_outcome(payload), anomalies=state.anomalies)
+        if kind == "error":  # its fields flat ({"code", "message"}) or nested under "error"
+            nested = payload.get("error")
+            fields = {**payload, **nested} if isinstance(nested, Mapping) else payload
+            return ParsedTurn(outcome=error_outcome(fields), anomalies=state.anomalies)
         if kind in TERMINAL:
             state.terminal = kind
             state.set_response(payload)
