@@ -15,9 +15,8 @@ Rules for one call's arguments against the expected function's schema and the po
    int is expected; ``any`` (no type) expects a string. When the accepted values have a type
    other than the schema's (BFCL's "variable" answers), a value of that type is accepted and
    compared as is, without normalisation. Arrays check their items' exact types one level deep
-   (no int-for-float there); an array failing that check falls back to the variable rule, since
-   its accepted values are lists too, and is then compared with plain equality (so ``[1.0, 2.0]``
-   still equals an accepted ``[1, 2]``, but strings in it are not normalised);
+   (no int-for-float there: ``[6, -3]`` is rejected where an array of floats is expected, BFCL's
+   ``type_error:nested``, even though its accepted values are lists too);
 4. strings are compared after :func:`standardize` (spaces and ``,./-_*^`` removed, lower case,
    single quotes made double);
 5. lists are compared element by element in order, string elements standardised;
@@ -108,6 +107,7 @@ def check_type(value: Any, options: Sequence[Any] | None, expected: type, nested
                     check_type(item, option, nested, None).valid for item in items
                 ):
                     return TypeCheck(True, variable)
+        return TypeCheck(False)  # BFCL's type_error:nested: the variable rule does not rescue it
     if answer_type is not None and type(value) is answer_type:
         return TypeCheck(True, True)
     return TypeCheck(False)
@@ -224,7 +224,10 @@ def check_arguments(arguments: Any, parameters: Mapping[str, Any], answers: Answ
         typed = check_type(value, options, expected, nested)
         if not typed.valid:
             out.wrong.append((key, expected.__name__, raw))
-            out.reasons.append(f"{key}: {raw!r} is not of type {expected.__name__}")
+            if nested is not None and type(value) is expected:
+                out.reasons.append(f"{key}: {raw!r} is not an array of {nested.__name__} (nested type check)")
+            else:
+                out.reasons.append(f"{key}: {raw!r} is not of type {expected.__name__}")
         elif typed.variable and options is not None and value not in options:
             out.wrong.append((key, list(options), raw))
             out.reasons.append(f"{key}: {raw!r} is not one of {list(options)!r}")
