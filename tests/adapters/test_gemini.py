@@ -563,3 +563,126 @@ def test_capabilities() -> None:
     assert ADAPTER.dialect == "gemini"
     assert set(ADAPTER.capabilities.tool_choice) == {"auto", "required", "named", "none"}
     assert not ADAPTER.capabilities.parallel_control
+
+
+# --- Vertex AI streamed function-call arguments (streamFunctionCallArguments) ---------------
+
+
+def _sdk_checked(chunk: dict[str, Any]) -> tuple[None, str]:
+    """One SSE event of ``chunk``, after the official SDK's types accepted its shape."""
+    from google.genai import types
+
+    types.GenerateContentResponse.model_validate(chunk)  # camelCase aliases, as on the wire
+    return None, json.dumps(chunk)
+
+
+def _call_chunk(*calls: dict[str, Any], finish: str | None = None) -> tuple[None, str]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"functionCall": c} for c in calls]}}
+    if finish:
+        candidate["finishReason"] = finish
+    chunk: dict[str, Any] = {"candidates": [candidate]}
+    if finish:
+        chunk["usageMetadata"] = {"promptTokenCount": 40, "candidatesTokenCount": 12}
+    return _sdk_checked(chunk)
+
+
+def test_streamed_function_call_arguments_are_assembled_across_parts_and_chunks() -> None:
+    """Two calls whose arguments arrive in pieces: a string split over chunks, a number, an array
+    item and a nested field, each by its JSON Path, finished by parts without ``willContinue``."""
+    adapter = get("gemini")
+    events = [
+        _call_chunk(
+            {
+                "id": "fc-1",
+                "name": "get_weather",
+                "partialArgs": [{"jsonPath": "$.location", "stringValue": "Bos", "willContinue": True}],
+                "willContinue": True,
+            }
+        ),
+        _call_chunk(
+            {"partialArgs": [{"jsonPath": "$.location", "stringValue": "ton, MA"}], "willContinue": True}
+        ),
+        _call_chunk(
+            {
+                "partialArgs": [
+                    {"jsonPath": "$.days", "numberValue": 3},
+                    {"jsonPath": "$.units[0]", "stringValue": "celsius"},
+                    {"jsonPath": "$.options.hourly", "boolValue": False},
+                    {"jsonPath": "$['note']", "nullValue": "NULL_VALUE"},
+                ]
+            }
+        ),
+        _call_chunk(
+            {
+                "id": "fc-2",
+                "name": "get_time",
+                "partialArgs": [{"jsonPath": "$.tz", "stringValue": "America/New_York"}],
+                "willContinue": True,
+            },
+            {"willContinue": False},
+            finish="STOP",
+        ),
+    ]
+    turn = adapter.parse_stream(events, ["get_weather", "get_time"])
+    assert isinstance(turn.outcome, ToolCallsOutcome), turn.outcome
+    assert [(c.name, c.arguments) for c in turn.outcome.calls] == [
+        (
+            "get_weather",
+            {
+                "location": "Boston, MA",
+                "days": 3,
+                "units": ["celsius"],
+                "options": {"hourly": False},
+                "note": None,
+            },
+        ),
+        ("get_time", {"tz": "America/New_York"}),
+    ]
+    assert [c.id for c in turn.outcome.calls] == ["fc-1", "fc-2"]
+    assert _codes(turn) == []
+    assert turn.usage.input_tokens == 40
+
+
+def test_a_streamed_call_still_continuing_at_the_end_is_stream_incomplete() -> None:
+    adapter = get("gemini")
+    events = [
+        _call_chunk(
+            {
+                "name": "get_weather",
+                "partialArgs": [{"jsonPath": "$.location", "stringValue": "Par"}],
+                "willContinue": True,
+            },
+            finish="STOP",
+        )
+    ]
+    turn = adapter.parse_stream(events, ["get_weather"])
+    assert isinstance(turn.outcome, ToolCallsOutcome)
+    assert turn.outcome.calls[0].arguments == {"location": "Par"}
+    assert "stream_incomplete" in _codes(turn)
+
+
+@pytest.mark.parametrize(
+    ("pieces", "why"),
+    [
+        ([{"jsonPath": "location", "stringValue": "x"}], "JSON Path"),
+        ([{"jsonPath": "$.a", "stringValue": "x", "numberValue": 1}], "several values"),
+        ([{"jsonPath": "$.a", "stringValue": "x"}, {"jsonPath": "$.a[0]", "numberValue": 1}], "does not fit"),
+    ],
+)
+def test_unreadable_streamed_arguments_are_a_bad_response(pieces: list[dict[str, Any]], why: str) -> None:
+    event = (
+        None,
+        json.dumps(
+            {
+                "candidates": [
+                    {
+                        "content": {"parts": [{"functionCall": {"name": "f", "partialArgs": pieces}}]},
+                        "finishReason": "STOP",
+                    }
+                ]
+            }
+        ),
+    )
+    turn = get("gemini").parse_stream([event], ["f"])
+    assert turn.outcome.kind == "provider_error" and turn.outcome.code == "bad_response"
+    assert why in turn.outcome.message
