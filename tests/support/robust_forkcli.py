@@ -24,8 +24,10 @@ HELPER = r"""
 import importlib, json, os, signal, sys, time, traceback
 from fcbench.cli.app import build_app, main
 
-build_app()  # imports every verb module once, before any fork
-for warm in ("fcbench.report.render", "fcbench.report.html", "fcbench.run", "fcbench.mock.server"):
+build_app()  # registers every verb once, before any fork; verbs import what they run lazily, so:
+for warm in ("fcbench.config", "fcbench.bfcl.convert", "fcbench.report.compare", "fcbench.store.merge",
+             "fcbench.suite.loader", "fcbench.report.render", "fcbench.report.html", "fcbench.run",
+             "fcbench.mock.server"):
     try:
         importlib.import_module(warm)
     except ImportError:

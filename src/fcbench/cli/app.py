@@ -1,5 +1,11 @@
 """Top-level typer application. Each verb lives in its own module exposing ``register(app)``.
 
+Start-up stays light: registering a verb needs only its command signatures, so a verb module
+imports typer, rich and the standard library at module level and everything its command needs to
+run (pydantic models, jsonschema, httpx, the mock, the report stack) inside the command function.
+``fcbench --help`` then imports none of them (``tests/cli/test_startup.py``,
+``benchmarks/startup.py``).
+
 Exit codes: 0 ok, 1 regression or failed gate, 2 bad input or config. Any
 :class:`~fcbench.errors.FcbenchError` is printed as one clear line, never a traceback.
 """
@@ -10,7 +16,6 @@ import importlib
 import os
 import sys
 
-import click
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -46,11 +51,16 @@ def build_app() -> typer.Typer:
     return app
 
 
-USAGE_ERRORS: tuple[type[Exception], ...] = (
-    click.exceptions.ClickException,
-    _click_exceptions.ClickException,
-)
-"""Bad flags or unknown commands, from click or the copy of click bundled with typer: exit code 2."""
+def usage_errors() -> tuple[type[Exception], ...]:
+    """Bad flags or unknown commands, from click or the copy of click bundled with typer: exit code 2.
+
+    click itself counts only once something has imported it (httpx, uvicorn): no click exception
+    exists before, and importing click for this alone would slow every start."""
+    click = sys.modules.get("click")
+    if click is None:
+        return (_click_exceptions.ClickException,)
+    return (click.exceptions.ClickException, _click_exceptions.ClickException)
+
 
 MAX_ERROR_CHARS = 4000
 """Longest error message printed (a huge value in a user's file is not echoed in full)."""
@@ -85,7 +95,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except typer.Abort:
         sys.exit(130)
-    except USAGE_ERRORS as exc:
+    except Exception as exc:
+        if not isinstance(exc, usage_errors()):
+            raise
         show = getattr(exc, "show", None)
         if callable(show):
             show()

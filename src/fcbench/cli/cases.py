@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from fcbench.report.terminal import data_console, terminal_text
-from fcbench.suite.lint import pattern_warnings
-from fcbench.suite.loader import Suite, builtin_suites, load_suite
-from fcbench.suite.models import Case, ExpectClarification, ExpectTool, ExpectTools
+if TYPE_CHECKING:
+    from fcbench.suite.loader import Suite
+    from fcbench.suite.models import Case
 
 SuiteArgument = Annotated[
     str, typer.Argument(help="Built-in suite name (see 'fcbench cases list --builtin') or suite folder path.")
@@ -45,6 +44,8 @@ def summarise(suite: Suite) -> dict[str, Any]:
 
 
 def _expected_label(case: Case) -> str:
+    from fcbench.suite.models import ExpectClarification, ExpectTool, ExpectTools
+
     expected = case.expected
     if isinstance(expected, ExpectTool):
         return f"tool {expected.name}"
@@ -61,6 +62,10 @@ def validate_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Check a suite completely; print a summary, or every problem with file:line (exit 2)."""
+    from fcbench.report.terminal import data_console, terminal_text
+    from fcbench.suite.lint import pattern_warnings
+    from fcbench.suite.loader import load_suite
+
     loaded = load_suite(suite)
     summary = summarise(loaded)
     warnings = pattern_warnings(loaded)
@@ -100,6 +105,9 @@ def list_command(
     builtin: Annotated[bool, typer.Option("--builtin", help="List the built-in suites instead.")] = False,
 ) -> None:
     """Print a table of a suite's cases: id, category, what is expected, and tags."""
+    from fcbench.report.terminal import data_console, terminal_text
+    from fcbench.suite.loader import builtin_suites, load_suite
+
     console = data_console()
     if builtin:
         for name in builtin_suites():

@@ -9,10 +9,6 @@ from pathlib import Path
 import typer
 
 from fcbench.errors import ConfigError
-from fcbench.metrics import compute_metrics
-from fcbench.report.compare import compare_runs, parse_pair
-from fcbench.report.compare_render import render_compare_json, render_compare_markdown
-from fcbench.report.github import render_compare_github
 
 
 class CompareFormat(StrEnum):
@@ -68,6 +64,11 @@ def compare(
     ),
 ) -> None:
     """Compare NEW against BASE per target and metric; exit 1 when a threshold failed."""
+    from fcbench.metrics import compute_metrics
+    from fcbench.report.compare import compare_runs, parse_pair
+    from fcbench.report.compare_render import render_compare_json, render_compare_markdown
+    from fcbench.report.github import render_compare_github
+
     if max_drop < 0:
         raise ConfigError("must not be negative", key="--max-drop")
     if max_coverage_drop < 0:

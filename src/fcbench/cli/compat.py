@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from fcbench.cli.common import managed_services, progress_sink
-from fcbench.compat.classify import classify
-from fcbench.compat.probes import StrictChoice, prepare_compat
-from fcbench.compat.render import FORMATS, render, render_json
-from fcbench.config import load_config
 from fcbench.errors import ConfigError
-from fcbench.run import execute
-from fcbench.store.records import RECORDS_FILE, iter_record_dicts
+
+if TYPE_CHECKING:
+    from fcbench.compat.probes import StrictChoice
 
 REPORT_STEM = "compat"
 """The matrices are also written into the run directory as ``compat.json`` and ``compat.<format>``."""
@@ -56,6 +51,16 @@ def compat_command(
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Probe which schema keywords and request options each target supports (default: simulated targets)."""
+    import asyncio
+
+    from fcbench.cli.common import managed_services, progress_sink
+    from fcbench.compat.classify import classify
+    from fcbench.compat.probes import prepare_compat
+    from fcbench.compat.render import FORMATS, render, render_json
+    from fcbench.config import load_config
+    from fcbench.run import execute
+    from fcbench.store.records import RECORDS_FILE, iter_record_dicts
+
     if fmt not in FORMATS:
         raise ConfigError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}", key="--format")
     if strict not in _STRICT_CHOICES:

@@ -8,15 +8,18 @@ converts one Berkeley Function Calling Leaderboard category file into a suite fo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from fcbench.bfcl.convert import REPORT_FILE, ImportReport, import_bfcl
+if TYPE_CHECKING:
+    from fcbench.bfcl.convert import ImportReport
 
 
 def _print_report(console: Console, report: ImportReport, out: Path) -> None:
+    from fcbench.bfcl.convert import REPORT_FILE
+
     kinds = ", ".join(f"{kind} {count}" for kind, count in report.by_kind.items())
     console.print(
         f"imported {report.imported} of {report.entries} entries ({kinds}); skipped {report.skipped}",
@@ -49,6 +52,8 @@ def bfcl_command(
     force: Annotated[bool, typer.Option(help="Overwrite the files of an earlier import in --out.")] = False,
 ) -> None:
     """Convert a BFCL category file into an fcbench suite folder."""
+    from fcbench.bfcl.convert import import_bfcl
+
     report = import_bfcl(questions, out, answers=answers, category=category, force=force)
     _print_report(Console(), report, out)
 

@@ -13,9 +13,6 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from fcbench.cli.common import local_service
-from fcbench.report.terminal import data_console, terminal_text
-
 
 def list_command() -> None:
     """List the models a local:NAME target can name, and whether each is assembled already.
@@ -23,6 +20,7 @@ def list_command() -> None:
     Example: fcbench local list
     """
     from fcbench.local import cache_dir, engine_version, is_ready, load_catalogue, model_path
+    from fcbench.report.terminal import data_console, terminal_text
 
     cache = cache_dir(os.environ)
     table = Table("model", "what", "ready", "file", "sha256", title="local models", expand=False)
@@ -50,6 +48,7 @@ def pull_command(
     Example: fcbench local pull qwen2.5-coder-0.5b
     """
     from fcbench.local import cache_dir, ensure_model, find_model
+    from fcbench.report.terminal import data_console, terminal_text
 
     console = data_console(stderr=True)
     cache = cache_dir(os.environ)
@@ -65,6 +64,9 @@ def serve_command(
 
     Prints the base URL to use as an openai-chat endpoint. Example: fcbench local serve qwen2.5-coder-0.5b
     """
+    from fcbench.cli.common import local_service
+    from fcbench.report.terminal import data_console
+
     console = data_console(stderr=True)
     with local_service(name, console) as service:
         data_console().print(f"openai-chat          {service.url}/v1", highlight=False, soft_wrap=True)

@@ -8,14 +8,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from fcbench.store.merge import merge_runs
-
 
 def merge_command(
     runs: Annotated[list[Path], typer.Argument(help="Shard run directories (all of 1..N).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the merged run.")],
 ) -> None:
     """Merge the shards of one run (``fcbench run --shard I/N``) into one run that reports like it."""
+    from fcbench.store.merge import merge_runs
+
     manifest = merge_runs(runs, out)
     Console().print(
         f"merged {len(runs)} shards, {manifest.planned} planned observations -> {out}", highlight=False

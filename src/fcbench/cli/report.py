@@ -9,8 +9,6 @@ from pathlib import Path
 
 import typer
 
-from fcbench.report.render import render_profiles, render_report
-
 
 class ReportFormat(StrEnum):
     """Output formats of ``fcbench report``."""
@@ -38,6 +36,8 @@ def report(
     ),
 ) -> None:
     """Report per-target metrics of a run, every rate with its numerator and denominator."""
+    from fcbench.report.render import render_profiles, render_report
+
     profiles = [p.strip() for p in profile.split(",") if p.strip()]
     if len(profiles) > 1:
         text = render_profiles(run, fmt.value, profiles, modes=mode or None)

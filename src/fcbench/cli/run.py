@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from fcbench.cli.common import interruptible, managed_services, progress_sink
-from fcbench.config import load_config
 from fcbench.errors import ConfigError
-from fcbench.report.gate import check_gate
-from fcbench.report.terminal import data_console, print_summary, terminal_text
-from fcbench.run import PlanEstimate, RunResult, estimate, execute, prepare, stored_config
-from fcbench.run.plan import Shard
+
+if TYPE_CHECKING:
+    from fcbench.run import PlanEstimate, RunResult
 
 
 def run_command(
@@ -86,6 +82,15 @@ def run_command(
     Examples: fcbench run; fcbench run -t openai:gpt-4o-2024-08-06 --min-category-pass-rate normal=0.9;
     fcbench run --dry-run --sample 20
     """
+    import asyncio
+
+    from fcbench.cli.common import interruptible, managed_services, progress_sink
+    from fcbench.config import load_config
+    from fcbench.report.gate import check_gate
+    from fcbench.report.terminal import data_console, print_summary, terminal_text
+    from fcbench.run import estimate, execute, prepare, stored_config
+    from fcbench.run.plan import Shard
+
     overrides = {
         "suite": suite,
         "targets": target,

@@ -9,9 +9,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fcbench.config import load_config
-from fcbench.endpoints import DEFAULT_TARGETS, all_endpoints
-
 
 def targets_command(
     config: Annotated[
@@ -19,6 +16,9 @@ def targets_command(
     ] = None,
 ) -> None:
     """List built-in and configured endpoints."""
+    from fcbench.config import load_config
+    from fcbench.endpoints import DEFAULT_TARGETS, all_endpoints
+
     cfg = load_config(config)
     table = Table(title="endpoints (targets are ENDPOINT:MODEL)")
     for column in ("endpoint", "dialect", "base url", "key variable", "key"):

@@ -12,13 +12,14 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from fcbench.errors import LocalModelError
 from fcbench.local.catalogue import LocalModel
 from fcbench.local.serve import MISSING_EXTRA_EXIT
+
+if TYPE_CHECKING:  # httpx loads when a server starts, not for `fcbench local list`
+    import httpx
 
 EXTRA_HINT = 'pip install -e ".[local]"  (or: pip install "fcbench[local]")'
 """How to install the optional dependency the local target needs."""
@@ -99,6 +100,8 @@ class LocalServer:
         return self
 
     def _wait_ready(self, address_file: Path) -> str:
+        import httpx
+
         assert self._process is not None
         deadline = time.monotonic() + self.startup_timeout_s
         url = ""
@@ -132,6 +135,8 @@ class LocalServer:
     @staticmethod
     def _read_props(client: httpx.Client, url: str) -> dict[str, Any]:
         """What the server says about itself, pinned in the manifest (the template by its hash)."""
+        import httpx
+
         try:
             props = client.get(f"{url}/props").json()
         except (httpx.HTTPError, ValueError):

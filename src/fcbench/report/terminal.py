@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from fcbench.metrics import Rate, RunMetrics, compute_metrics
+if TYPE_CHECKING:  # the metrics stack loads only for a summary, not for every verb printing data
+    from fcbench.metrics import Rate, RunMetrics
 
 _UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 """C0 and C1 control characters (ESC, CSI, BEL, CR, LF, ...): data never moves the terminal's cursor."""
@@ -34,6 +36,8 @@ def _cell(rate: Rate) -> str:
 def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     """Print one row per target and mode (observed, provider errors, decisions, schema validity,
     semantics, pass rate), then each provider error code with an example; return the metrics."""
+    from fcbench.metrics import compute_metrics
+
     metrics = compute_metrics(run_dir)
     table = Table(title=terminal_text(f"fcbench run {run_dir.name}"))
     for column in (
