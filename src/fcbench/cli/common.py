@@ -115,8 +115,11 @@ def interruptible() -> Iterator[Interruption]:
     seen = Interruption()
 
     def on_term(signum: int, frame: Any) -> None:
+        # Forwarded as SIGINT: inside asyncio.run that is the runner's own Ctrl-C path (it cancels
+        # the main task, then raises KeyboardInterrupt), where raising here could land the
+        # exception in whichever task happens to run ("Task exception was never retrieved").
         seen.signal_name = "SIGTERM"
-        raise KeyboardInterrupt
+        signal.raise_signal(signal.SIGINT)
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
