@@ -20,7 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from fcbench.adapters import dialects
 from fcbench.contract import ModeName
-from fcbench.endpoints import DEFAULT_TARGETS, MOCK_PLACEHOLDER, Endpoint, target_label
+from fcbench.endpoints import (
+    DEFAULT_TARGETS,
+    MOCK_PLACEHOLDER,
+    QUERY_VALUE_PATTERN,
+    AuthScheme,
+    Endpoint,
+    target_label,
+)
 from fcbench.errors import ConfigError
 
 CREDENTIAL_HEADER = re.compile(
@@ -41,6 +48,9 @@ class EndpointConfig(BaseModel):
     key_required: bool = True
     local: bool = False
     max_concurrency: int | None = Field(default=None, ge=1)
+    auth: AuthScheme = "dialect"
+    auth_query_param: str = Field(default="key", pattern=QUERY_VALUE_PATTERN)
+    api_version: str | None = Field(default=None, pattern=QUERY_VALUE_PATTERN)
 
     @field_validator("dialect")
     @classmethod

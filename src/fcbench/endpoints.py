@@ -18,10 +18,10 @@ This module and the CLI are the only places that read environment variables.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -39,6 +39,25 @@ MANAGED_SERVICE_NAMES: Mapping[str, str] = MappingProxyType(
 """Managed service kind -> what it is called in messages and in the manifest's ``base_url``."""
 MOCK_KEY = "sim-key"
 """The mock provider accepts any non-empty key; this one is used when no key variable is set."""
+
+
+AuthScheme = Literal["dialect", "bearer", "x-api-key", "api-key", "x-goog-api-key", "query"]
+"""How an endpoint sends its key: the dialect's own way (``dialect``: Bearer for OpenAI, ``x-api-key``
+for Anthropic, ``x-goog-api-key`` for Gemini), one of the named headers (``api-key`` is Azure
+OpenAI's), or as a query parameter (``query``, named by ``auth_query_param``)."""
+
+QUERY_VALUE_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+"""What an auth query parameter's name or an ``api_version`` may hold."""
+
+KEY_HEADERS: Mapping[str, Callable[[str], dict[str, str]]] = MappingProxyType(
+    {
+        "bearer": lambda key: {"Authorization": f"Bearer {key}"},
+        "x-api-key": lambda key: {"x-api-key": key},
+        "api-key": lambda key: {"api-key": key},
+        "x-goog-api-key": lambda key: {"x-goog-api-key": key},
+    }
+)
+"""Auth scheme -> the header that carries the key."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +90,13 @@ class Endpoint(BaseModel):
     """Local or simulated: costs nothing."""
     max_concurrency: int | None = None
     """Per-endpoint limit on requests in flight (None: only the global limit applies)."""
+    auth: AuthScheme = "dialect"
+    """How the key is sent (:data:`AuthScheme`); the dialect's other headers (such as
+    ``anthropic-version``) are sent whatever the scheme."""
+    auth_query_param: str = Field(default="key", pattern=QUERY_VALUE_PATTERN)
+    """Query parameter that carries the key when ``auth`` is ``query``."""
+    api_version: str | None = Field(default=None, pattern=QUERY_VALUE_PATTERN)
+    """Sent as the ``api-version`` query parameter on every request (Azure OpenAI's versioning)."""
 
     @field_validator("base_url")
     @classmethod
@@ -136,6 +162,21 @@ class Endpoint(BaseModel):
                     f"endpoint {self.name!r} needs an API key: set the variable {self.api_key_env}"
                 )
         return MOCK_KEY if self.is_mock else None
+
+    def auth_parts(
+        self, api_key: str | None, dialect_auth: Callable[[str | None], dict[str, str]]
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        """Headers and query parameters that authenticate a request with ``api_key`` by this
+        endpoint's scheme; ``dialect_auth`` is the adapter's own (``Adapter.auth_headers``)."""
+        query = {"api-version": self.api_version} if self.api_version else {}
+        if self.auth == "dialect" or not api_key:
+            return dialect_auth(api_key if self.auth == "dialect" else None), query
+        headers = dialect_auth(None)
+        if self.auth == "query":
+            query[self.auth_query_param] = api_key
+        else:
+            headers.update(KEY_HEADERS[self.auth](api_key))
+        return headers, query
 
     def key_status(self, environ: Mapping[str, str] | None = None) -> str:
         """``present``, ``missing``, ``optional, not set`` or ``not needed``: never the key itself."""

@@ -263,7 +263,10 @@ class Transport:
             attempt += 1
             base_url = next(self._replicas[endpoint.name])
             send_headers = {**endpoint.headers, **self._extra_headers, **(headers or {})}
-            send_headers.update(adapter.auth_headers(api_key))
+            auth_headers, auth_query = endpoint.auth_parts(api_key, adapter.auth_headers)
+            send_headers.update(auth_headers)
+            if auth_query:
+                built = built.model_copy(update={"query": {**built.query, **auth_query}})
             url = base_url + built.path
             async with self._slot(endpoint):
                 started = time.perf_counter()

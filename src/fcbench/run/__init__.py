@@ -254,7 +254,10 @@ def _pinned_target(t: Target, name: str, running: Mapping[str, RunningService]) 
         "dialect": t.endpoint.dialect,
         "model": t.model,
         "base_url": MANAGED_SERVICE_NAMES.get(t.endpoint.managed or "", t.endpoint.base_urls),
+        "auth": t.endpoint.auth,
     }
+    if t.endpoint.api_version:
+        entry["api_version"] = t.endpoint.api_version
     service = running.get(key) if key is not None else None
     if service is not None and service.pins:
         entry["service"] = dict(service.pins)
