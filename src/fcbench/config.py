@@ -12,11 +12,11 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator
 
 from fcbench.adapters import dialects
 from fcbench.contract import ModeName
@@ -76,15 +76,7 @@ class EndpointConfig(BaseModel):
     @field_validator("headers")
     @classmethod
     def _safe_headers(cls, value: dict[str, str]) -> dict[str, str]:
-        for name, text in value.items():
-            if CREDENTIAL_HEADER.search(name):
-                raise ValueError(
-                    f"header {name!r} looks like a credential: put it in an environment variable named "
-                    "by api_key_env, not in the config (config.json is written beside every run)"
-                )
-            if any(ch in f"{name}{text}" for ch in "\r\n\x00"):
-                raise ValueError(f"header {name!r}: names and values may not hold line breaks")
-        return value
+        return _check_headers(value)
 
 
 class ModelEntry(BaseModel):
@@ -96,15 +88,63 @@ class ModelEntry(BaseModel):
     model: str
 
 
-class NamedTarget(BaseModel):
-    """A target with a name of the user's, so runs compare by role (``prod``) across model upgrades."""
+def _check_headers(value: dict[str, str]) -> dict[str, str]:
+    """Refuse credential-like header names and line breaks (configs are written beside every run)."""
+    for name, text in value.items():
+        if CREDENTIAL_HEADER.search(name):
+            raise ValueError(
+                f"header {name!r} looks like a credential: put it in an environment variable named "
+                "by api_key_env, not in the config (config.json is written beside every run)"
+            )
+        if any(ch in f"{name}{text}" for ch in "\r\n\x00"):
+            raise ValueError(f"header {name!r}: names and values may not hold line breaks")
+    return value
 
-    model_config = ConfigDict(extra="forbid", strict=True)
 
-    name: str = Field(min_length=1)
+class TargetSettings(BaseModel):
+    """Request settings of one target, on top of the run's (a ``targets:`` entry may carry them)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True)
+
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Merged into every request body of the target, in the dialect's own spelling, after fcbench
+    built it (objects merged key by key): ``reasoning_effort``, ``reasoning``, ``thinking``,
+    ``top_p``, ``stop``, ``generationConfig``, anything else verbatim."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Extra headers for the target's requests (never secrets: those go in ``api_key_env``)."""
+    strict: bool | None = None
+    """True asks for strict (constrained) tool arguments in every mode where the dialect can;
+    None leaves each mode's own choice."""
+    parallel_tool_calls: bool | None = None
+    """False asks for at most one call per turn where the dialect can; None leaves each mode's."""
+
+    @field_validator("headers")
+    @classmethod
+    def _safe_headers(cls, value: dict[str, str]) -> dict[str, str]:
+        return _check_headers(value)
+
+
+class NamedTarget(TargetSettings):
+    """A ``targets:`` entry written as an object: the target, optionally a name of the user's (so runs
+    compare by role, ``prod``, across model upgrades), and its own request settings."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True)
+
+    name: str | None = Field(default=None, min_length=1)
     """The role of this target (``prod``, ``candidate``); ``fcbench compare`` pairs targets by it."""
     target: str = Field(min_length=1)
     """``ENDPOINT:MODEL``."""
+
+    def settings(self) -> TargetSettings:
+        """Just the request settings."""
+        return TargetSettings(**self.model_dump(include=set(TargetSettings.model_fields)))
+
+
+TargetEntry = Annotated[
+    Annotated[str, Tag("label")] | Annotated[NamedTarget, Tag("entry")],
+    Discriminator(lambda value: "label" if isinstance(value, str) else "entry"),
+]
+"""A ``targets:`` item: ``ENDPOINT:MODEL``, or an object (errors then name the object's keys)."""
 
 
 class Price(BaseModel):
@@ -149,7 +189,7 @@ class RunConfig(BaseModel):
     suite: str = "core"
     dataset_version: str | None = Field(default=None, alias="datasetVersion")
     """When set, the suite's dataset_version must match (a guard against running the wrong data)."""
-    targets: list[str | NamedTarget] = Field(default_factory=list)
+    targets: list[TargetEntry] = Field(default_factory=list)
     """``ENDPOINT:MODEL`` strings, or ``{name, target}`` objects naming a target's role."""
     models: list[ModelEntry] = Field(default_factory=list)
     endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)
@@ -189,7 +229,11 @@ class RunConfig(BaseModel):
 
     def target_names(self) -> dict[str, str]:
         """``ENDPOINT:MODEL`` -> the name the config gives it (only for named targets)."""
-        return {t.target: t.name for t in self.targets if isinstance(t, NamedTarget)}
+        return {t.target: t.name for t in self.targets if isinstance(t, NamedTarget) and t.name}
+
+    def target_settings(self) -> dict[str, TargetSettings]:
+        """``ENDPOINT:MODEL`` -> its own request settings (only for entries that carry some)."""
+        return {t.target: t.settings() for t in self.targets if isinstance(t, NamedTarget)}
 
     def user_endpoints(self) -> dict[str, Endpoint]:
         """The config's endpoints as :class:`Endpoint` objects."""

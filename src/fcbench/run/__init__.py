@@ -17,15 +17,22 @@ import json
 import secrets
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from fcbench import __version__
-from fcbench.config import RunConfig
+from fcbench.config import RunConfig, TargetSettings
 from fcbench.contract import MODES
-from fcbench.endpoints import MANAGED_SERVICE_NAMES, Endpoint, RunningService, all_endpoints, parse_target
+from fcbench.endpoints import (
+    MANAGED_SERVICE_NAMES,
+    Endpoint,
+    RunningService,
+    all_endpoints,
+    parse_target,
+    target_label,
+)
 from fcbench.errors import ConfigError, RunStateError
 from fcbench.grading.recovery import effective_spec
 from fcbench.pricing import PriceTable
@@ -149,7 +156,8 @@ def prepare(
         )
     pairs = resolve_targets(config)
     api_keys = {endpoint.name: endpoint.api_key() for endpoint, _ in pairs} if check_keys else {}
-    targets = [Target(endpoint=e, model=m) for e, m in pairs]
+    settings = config.target_settings()
+    targets = [Target(e, m, settings.get(target_label(e.name, m), TargetSettings())) for e, m in pairs]
     shapes = dict(requests or {})
     if resume_dir is not None:
         run_id, run_dir = read_manifest(resume_dir).run_id, resume_dir
@@ -258,6 +266,9 @@ def _pinned_target(t: Target, name: str, running: Mapping[str, RunningService]) 
     }
     if t.endpoint.api_version:
         entry["api_version"] = t.endpoint.api_version
+    own = t.settings.model_dump(exclude_defaults=True)
+    if own:
+        entry["settings"] = own
     service = running.get(key) if key is not None else None
     if service is not None and service.pins:
         entry["service"] = dict(service.pins)
@@ -334,7 +345,7 @@ async def execute(
     config = spec.config
     running = services or {}
     pinned = list(spec.targets)  # as configured: a managed service's address changes from run to run
-    spec.targets = [Target(t.endpoint.resolved(_service_url(t, running)), t.model) for t in spec.targets]
+    spec.targets = [replace(t, endpoint=t.endpoint.resolved(_service_url(t, running))) for t in spec.targets]
     plan = _plan(spec)
     manifest = _manifest(spec, plan, pinned, running)
     spec.run_dir.mkdir(parents=True, exist_ok=True)

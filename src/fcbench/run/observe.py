@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import Any
 
 from fcbench import adapters
 from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
@@ -117,6 +118,7 @@ async def send_turn(
     alike: the parsers do not see the request, so this is decided here, once.
     """
     target = planned.target
+    own = target.settings
     adapter = adapters.get(target.endpoint.dialect)
     options = RequestOptions(
         model=target.model,
@@ -124,21 +126,36 @@ async def send_turn(
         max_tokens=ctx.max_tokens,
         stream=request.stream,
         seed=ctx.seed,
-        strict=request.strict,
-        parallel_tool_calls=request.parallel_tool_calls,
+        strict=request.strict if own.strict is None else own.strict,
+        parallel_tool_calls=request.parallel_tool_calls
+        if own.parallel_tool_calls is None
+        else own.parallel_tool_calls,
     )
     choice = ToolChoice.parse(request.tool_choice)
     built = adapter.build_request(ctx.suite.system, list(messages), list(request.tools), choice, options)
-    extra = ctx.headers(planned, turn) if ctx.headers else None
+    if own.params:
+        built = built.model_copy(update={"body": merged_params(built.body, own.params)})
+    per_request = ctx.headers(planned, turn) if ctx.headers else None
+    extra = {**own.headers, **(per_request or {})}
     exchange = await ctx.transport.exchange(
         target.endpoint,
         adapter,
         built,
         api_key=ctx.api_keys.get(target.endpoint.name),
         offered_tools=[tool.name for tool in request.tools],
-        headers=dict(extra) if extra else None,
+        headers=extra or None,
     )
     return SentTurn(built, with_tool_choice_check(exchange, choice))
+
+
+def merged_params(body: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
+    """``body`` with a target's ``params`` merged in: objects key by key, anything else replaced."""
+    merged = dict(body)
+    for key, value in params.items():
+        current = merged.get(key)
+        both_objects = isinstance(current, Mapping) and isinstance(value, Mapping)
+        merged[key] = merged_params(current, value) if both_objects else value  # type: ignore[arg-type]
+    return merged
 
 
 def with_tool_choice_check(exchange: Exchange, choice: ToolChoice) -> Exchange:

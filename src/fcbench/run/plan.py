@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from fcbench.config import TargetSettings
 from fcbench.contract import MODES
 from fcbench.endpoints import Endpoint, target_label
 from fcbench.errors import ConfigError
@@ -23,6 +24,8 @@ class Target:
 
     endpoint: Endpoint
     model: str
+    settings: TargetSettings = field(default_factory=TargetSettings)
+    """The target's own request settings from its ``targets:`` entry."""
 
     @property
     def ref(self) -> TargetRef:
