@@ -1,9 +1,14 @@
 """Harness overhead: how close to the ideal wall time fcbench runs, and its CPU per observation.
 
-Starts the mock provider with a fixed latency in a separate process (so its CPU is not charged to
-the runner), runs N observations at concurrency C through one real dialect, and prints
-wall/ideal, observations per second, CPU ms per observation (user+sys of this process) and peak RSS.
-The ideal wall time is N x latency / C.
+Starts the stub provider of ``stub_provider.py`` with a fixed latency in a separate process (so
+its CPU is not charged to the runner, and the provider costs next to nothing), runs N
+observations at concurrency C through one real dialect with an API key, and prints wall/ideal,
+observations per second, CPU ms per observation (user+sys of this process), peak RSS and the
+stub's own CPU per request. The ideal wall time is N x latency / C.
+
+The stub answers every request with one valid tool call, so every observation must be one:
+the records are read back and the benchmark fails unless each is an HTTP 200 with a parsed
+tool call and no error (their decisions are counted and printed).
 
     python benchmarks/harness_overhead.py --n 2000 --concurrency 100 --latency-ms 100
 """
@@ -12,58 +17,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import math
 import os
-import re
 import resource
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from stub_provider import BASE_PATHS, process_cpu_seconds, start_server, stop_server, stub_command
+
 from fcbench.config import RunConfig
 from fcbench.run import execute, prepare
+from fcbench.store.blobs import expand_blobs, load_blobs
+from fcbench.store.records import run_record_dicts
 from fcbench.suite.loader import load_suite
 
-URL_LINE = re.compile(r"^(\S+)\s+(http://\S+)$")
-
-
-def start_mock(latency_ms: int, faults: str | None = None) -> tuple[subprocess.Popen[str], dict[str, str]]:
-    """Start ``fcbench mock serve`` on a free port; return the process and its base URL per dialect."""
-    command = [
-        sys.executable,
-        "-m",
-        "fcbench",
-        "mock",
-        "serve",
-        "--port",
-        "0",
-        "--latency-ms",
-        str(latency_ms),
-    ]
-    proc = subprocess.Popen(
-        [*command, *(["--faults", faults] if faults else [])], stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    urls: dict[str, str] = {}
-    while len(urls) < 4:
-        line = proc.stdout.readline()
-        if not line:
-            raise RuntimeError("mock provider exited before printing its URLs")
-        match = URL_LINE.match(line.strip())
-        if match:
-            urls[match.group(1)] = match.group(2)
-    return proc, urls
-
-
-def process_cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time of another process (Linux ``/proc``), or None where unavailable."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+KEY_ENV = "FCBENCH_BENCH_KEY"
 
 
 def cpu_seconds() -> float:
@@ -72,20 +42,42 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def check_records(run_dir: Path) -> tuple[int, collections.Counter[str]]:
+    """Fail unless every observation is an HTTP 200 tool call without error; return the count of
+    observations and of decisions."""
+    blobs = load_blobs(run_dir)
+    kinds: collections.Counter[str] = collections.Counter()
+    decisions: collections.Counter[str] = collections.Counter()
+    n = 0
+    for record in run_record_dicts(run_dir):
+        n += 1
+        status = (expand_blobs(record["raw"], blobs).get("response") or {}).get("status")
+        kind = (record.get("outcome") or {}).get("kind")
+        kinds[f"{status} {kind}"] += 1
+        decisions[(record.get("verdict") or {}).get("decision") or "none"] += 1
+        if record.get("error") or status != 200 or kind != "tool_calls":
+            raise SystemExit(
+                f"observation {record['case_id']} is not a tool call from the stub: status {status}, "
+                f"outcome {kind}, error {record.get('error')}; all so far: {dict(kinds)}"
+            )
+    return n, decisions
+
+
 def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=2000, help="observations")
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--latency-ms", type=int, default=100)
-    parser.add_argument("--dialect", default="openai-chat")
-    parser.add_argument("--model", default="sim-careful")
+    parser.add_argument("--dialect", default="openai-chat", choices=sorted(BASE_PATHS))
+    parser.add_argument("--model", default="stub-model", help="model name sent (the stub ignores it)")
     args = parser.parse_args()
+    os.environ.setdefault(KEY_ENV, "bench-key")
 
     suite = load_suite("core")
     cases = [c for c in suite.cases if c.recovery is None]
     repeats = math.ceil(args.n / len(cases))
-    proc, urls = start_mock(args.latency_ms)
+    proc, urls = start_server(stub_command(args.latency_ms))
     try:
         with tempfile.TemporaryDirectory() as tmp:
             config = RunConfig.model_validate(
@@ -94,7 +86,7 @@ def main() -> None:
                         "bench": {
                             "dialect": args.dialect,
                             "base_url": urls[args.dialect],
-                            "key_required": False,
+                            "api_key_env": KEY_ENV,
                             "local": True,
                         }
                     },
@@ -104,32 +96,31 @@ def main() -> None:
                     "timeoutMs": 60000,
                 }
             )
-            spec = prepare(config, out_root=Path(tmp), resume_dir=None, shard=None)
-            mock_before = process_cpu_seconds(proc.pid)
+            spec = prepare(config, out_root=Path(tmp))
+            stub_before = process_cpu_seconds(proc.pid)
             cpu_before, wall_before = cpu_seconds(), time.perf_counter()
-            result = asyncio.run(execute(spec, mock_url=None))
+            result = asyncio.run(execute(spec))
             wall = time.perf_counter() - wall_before
             cpu = cpu_seconds() - cpu_before
-            mock_after = process_cpu_seconds(proc.pid)
+            stub_cpu = process_cpu_seconds(proc.pid) - stub_before
+            n, decisions = check_records(result.run_dir)
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-    n = result.recorded
+        stop_server(proc)
     ideal = n * args.latency_ms / 1000 / args.concurrency
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"observations        {n} (dialect {args.dialect}, concurrency {args.concurrency}, "
-        f"latency {args.latency_ms} ms)"
+        f"latency {args.latency_ms} ms; every one an HTTP 200 tool call)"
     )
+    print(f"decisions           {', '.join(f'{name} {count}' for name, count in decisions.most_common())}")
     print(f"wall / ideal        {wall:.2f} s / {ideal:.2f} s = {wall / ideal:.3f}x")
     print(f"observations/s      {n / wall:.1f}")
     print(f"CPU per observation {1000 * cpu / n:.2f} ms (user+sys of the runner process)")
     print(f"peak RSS            {peak_mib:.0f} MiB")
-    if mock_before is not None and mock_after is not None:
-        print(
-            f"mock CPU per obs.   {1000 * (mock_after - mock_before) / n:.2f} ms (the provider's share, "
-            f"another process; {os.cpu_count()} cores on this machine)"
-        )
+    print(
+        f"stub CPU per obs.   {1000 * stub_cpu / n:.2f} ms (the provider's share, another process; "
+        f"{os.cpu_count()} cores on this machine)"
+    )
 
 
 if __name__ == "__main__":

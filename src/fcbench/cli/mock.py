@@ -6,6 +6,9 @@ At startup one line per dialect gives its base URL (``DIALECT URL``), for exampl
     openai-responses     http://127.0.0.1:8765/v1
     anthropic-messages   http://127.0.0.1:8765
     gemini               http://127.0.0.1:8765/v1beta
+
+``--workers N`` serves from N processes sharing the port, for load tests that need more than one
+core; each worker keeps its own request counts and stored Responses conversations.
 """
 
 from __future__ import annotations
@@ -29,23 +32,34 @@ def serve_command(
         str | None,
         typer.Option(help="Random faults, e.g. 'rate_limit:0.1,server_error:0.05,seed=7'."),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Server processes sharing the port, for load tests on several cores. Each keeps its "
+            "own request counts (fault draws, sim-flaky) and Responses conversations: use 1 to reproduce.",
+        ),
+    ] = 1,
 ) -> None:
     """Serve the mock provider (all four dialects) until interrupted."""
     # The server stack (FastAPI, uvicorn) loads only for this command, not on every fcbench start.
     from fcbench.mock.faults import FaultSpec
-    from fcbench.mock.server import base_urls, bind_socket, build_server
+    from fcbench.mock.server import base_urls, bind_socket, build_server, serve_workers
 
     if latency_ms < 0:
         raise ConfigError(f"must be 0 or more, got {latency_ms}", key="--latency-ms")
     spec = FaultSpec.parse(faults)
-    server = build_server(latency_ms=latency_ms, faults=spec)
+    server = build_server(latency_ms=latency_ms, faults=spec) if workers == 1 else None
     sock = bind_socket(host, port)
     shown_host = f"[{host}]" if ":" in host else host
     root = f"http://{shown_host}:{sock.getsockname()[1]}"
     for dialect, url in base_urls(root).items():
         print(f"{dialect:<20} {url}", flush=True)
     try:
-        server.run(sockets=[sock])
+        if server is not None:
+            server.run(sockets=[sock])
+        else:
+            serve_workers(sock, workers, latency_ms=latency_ms, faults=spec)
     except KeyboardInterrupt:
         pass  # Ctrl-C is how a foreground server is meant to stop: exit 0
     finally:

@@ -42,8 +42,10 @@ simulated model unchanged (Gemini ``parameters`` are first converted to JSON Sch
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 import jsonschema
@@ -125,9 +127,19 @@ def _is_object_schema(schema: dict[str, Any]) -> bool:
 
 
 def _metaschema_error(schema: Any) -> str | None:
-    """The first reason ``schema`` is not a valid draft 2020-12 JSON Schema, or None."""
+    """The first reason ``schema`` is not a valid draft 2020-12 JSON Schema, or None.
+
+    Checking against the meta-schema costs milliseconds and every request repeats its tools, so
+    the answer is kept per schema text. The key is the schema's JSON with its keys in the order
+    the request gave them (not sorted): which error comes first follows that order.
+    """
+    return _metaschema_error_of(json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
+
+
+@lru_cache(maxsize=1024)
+def _metaschema_error_of(schema_json: str) -> str | None:
     try:
-        jsonschema.Draft202012Validator.check_schema(schema)
+        jsonschema.Draft202012Validator.check_schema(json.loads(schema_json))
     except jsonschema.SchemaError as exc:
         return str(exc.message)
     return None

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import socket
 import threading
@@ -18,6 +19,7 @@ from typing import Any
 
 import httpx
 import uvicorn
+from uvicorn.supervisors import Multiprocess
 
 from fcbench.errors import ConfigError
 from fcbench.mock.app import create_app
@@ -94,14 +96,39 @@ def build_server(
 ) -> uvicorn.Server:
     """A uvicorn server for the mock app; run it with ``server.run(sockets=[bind_socket(...)])``."""
     app = create_app(models=models, latency_ms=latency_ms, faults=faults)
-    config = uvicorn.Config(
+    return uvicorn.Server(_config(app, log_level))
+
+
+def serve_workers(
+    sock: socket.socket,
+    workers: int,
+    *,
+    latency_ms: int = 0,
+    faults: FaultSpec | None = None,
+    log_level: str = "warning",
+) -> None:
+    """Serve the mock from ``workers`` processes sharing the listening socket ``sock``, until
+    interrupted (SIGINT or SIGTERM stops every worker).
+
+    Each worker builds its own app, so what an app remembers is per worker: the count of identical
+    requests (which seeds fault draws and ``sim-flaky``'s variation) and the Responses conversations
+    that ``previous_response_id`` continues. For reproducible runs use one worker; several are for
+    load tests that need more than one core.
+    """
+    factory = functools.partial(create_app, latency_ms=latency_ms, faults=faults)
+    config = _config(factory, log_level, factory=True, workers=workers)
+    Multiprocess(config, sockets=[sock]).run()
+
+
+def _config(app: Any, log_level: str, **options: Any) -> uvicorn.Config:
+    return uvicorn.Config(
         app,
         access_log=False,
         log_config=log_config(log_level),
         lifespan="off",
         timeout_graceful_shutdown=2,
+        **options,
     )
-    return uvicorn.Server(config)
 
 
 class MockServer:

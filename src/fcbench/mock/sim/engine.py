@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from dataclasses import asdict, replace
+from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from fcbench.errors import CaseError
@@ -44,16 +45,25 @@ STRONG_KINDS = frozenset({"pattern", "id", "email"})
 
 def request_digest(request: SimRequest) -> int:
     """A stable number for the request's content (everything but the occurrence counter)."""
-    payload = {
+    payload = {  # the fields of each turn and tool, as dataclasses.asdict gives them, without its deep copies
         "model": request.model,
         "system": request.system,
-        "turns": [asdict(t) for t in request.turns],
-        "tools": [asdict(t) for t in request.tools],
+        "turns": [{**vars(t), "calls": [vars(c) for c in t.calls]} for t in request.turns],
+        "tools": [vars(t) for t in request.tools],
         "choice": request.tool_choice,
         "parallel": request.parallel_allowed,
     }
     blob = json.dumps(payload, sort_keys=True, default=str, ensure_ascii=False).encode()
     return int.from_bytes(hashlib.sha256(blob).digest()[:8], "big")
+
+
+@lru_cache(maxsize=512)
+def _validator(schema_json: str) -> SchemaValidator | None:
+    """The compiled validator of a tool schema given as JSON text; None when the schema is invalid."""
+    try:
+        return SchemaValidator(json.loads(schema_json))
+    except CaseError:
+        return None
 
 
 def text_reply(text: str) -> SimReply:
@@ -101,9 +111,9 @@ class Personality:
         policy = replace(self.policy, state=state)
         return plan(conv.request_text, request.tools, request.system, policy, memory(conv.all_exchanges))
 
-    def fresh(self, conv: SimDialogue, request: SimRequest) -> SimReply:
-        """Answer a new user request."""
-        decided = self.decide(conv, request)
+    def fresh(self, conv: SimDialogue, request: SimRequest, decided: Plan | None = None) -> SimReply:
+        """Answer a new user request (``decided``: the plan, when the caller already made it)."""
+        decided = decided or self.decide(conv, request)
         if decided.kind == "abstain":
             return self.on_abstain(decided, conv, request)
         if decided.kind == "clarify" and decided.target is not None:
@@ -130,11 +140,10 @@ class Personality:
         """Argument values for a planned call, in the personality's style."""
         args = call.extraction.args(self.style)
         schema = call.tool.parameters
-        try:
-            result = SchemaValidator(schema).validate(args)
-        except CaseError:
+        validator = _validator(json.dumps(schema))
+        if validator is None:
             return args
-        if not result.valid:
+        if not validator.validate(args).valid:
             fixed = repair(args, schema, conv.request_text, Targets(), everything=True)
             if fixed is not None:
                 return fixed

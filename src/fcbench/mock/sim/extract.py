@@ -10,8 +10,10 @@ model would copy it from the text).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from fcbench.mock.sim import values as v
@@ -235,7 +237,13 @@ def extract_object(schema: Schema, root: Schema, ctx: Context, prefix: str = "")
 
 
 def extract(schema: Schema, text: str) -> Extraction:
-    """Extract arguments for a tool whose parameters are ``schema`` from ``text``."""
+    """Extract arguments for a tool whose parameters are ``schema`` from ``text`` (read once per pair)."""
+    return _extract(json.dumps(schema), text)
+
+
+@lru_cache(maxsize=2048)
+def _extract(schema_json: str, text: str) -> Extraction:
+    schema = json.loads(schema_json)
     return extract_object(schema, schema, Context(text))
 
 

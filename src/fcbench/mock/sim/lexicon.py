@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 # ISO alpha-2, alpha-3, then names and common variants (lowercase).
@@ -52,87 +53,51 @@ COUNTRIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 ALPHA2 = {a2: a3 for a2, a3, _ in COUNTRIES}
 ALPHA3 = {a3: a2 for a2, a3, _ in COUNTRIES}
 COUNTRY_NAMES: dict[str, str] = {name: a2 for a2, _, names in COUNTRIES for name in names}
+
+
+def _name_pattern(name: str) -> re.Pattern[str]:
+    """A country name's pattern: CJK names match anywhere, others as whole words (any case)."""
+    word = rf"(?<![\w.]){re.escape(name)}(?!\w)"
+    return re.compile(re.escape(name) if re.search("[\u3400-\u9fff]", name) else word, re.I)
+
+
+COUNTRY_PATTERNS = tuple((_name_pattern(n), n, c) for n, c in COUNTRY_NAMES.items())
+"""(pattern, name, code) per lowercase country name, compiled once."""
 # Two-letter words that are also ordinary English: accepted as codes only when written in capitals.
-AMBIGUOUS_CODES = frozenset(
-    {"US", "IN", "IT", "NO", "AT", "BE", "DE", "ES", "AR", "CA", "PT", "SE", "ME", "TO"}
-)
-COUNTRY_PREPOSITIONS = (
-    "to",
-    "into",
-    "in",
-    "for",
-    "from",
-    "destination",
-    "country",
-    "nach",
-    "vers",
-    "a",
-    "en",
-)
+_AMBIGUOUS_TEXT = "US IN IT NO AT BE DE ES AR CA PT SE ME TO"
+AMBIGUOUS_CODES = frozenset(_AMBIGUOUS_TEXT.split())
+_PREPOSITION_TEXT = "to into in for from destination country nach vers a en"
+COUNTRY_PREPOSITIONS = tuple(_PREPOSITION_TEXT.split())
 
-CURRENCIES: dict[str, str] = {
-    "usd": "USD",
-    "$": "USD",
-    "dollar": "USD",
-    "dollars": "USD",
-    "bucks": "USD",
-    "eur": "EUR",
-    "€": "EUR",
-    "euro": "EUR",
-    "euros": "EUR",
-    "gbp": "GBP",
-    "£": "GBP",
-    "sterling": "GBP",
-    "jpy": "JPY",
-    "yen": "JPY",
-    "cny": "CNY",
-    "rmb": "CNY",
-    "yuan": "CNY",
-    "元": "CNY",
-    "cad": "CAD",
-    "aud": "AUD",
-    "chf": "CHF",
-}
+_CURRENCY_TEXT = (
+    "usd:USD $:USD dollar:USD dollars:USD bucks:USD eur:EUR €:EUR euro:EUR euros:EUR gbp:GBP £:GBP "
+    "sterling:GBP jpy:JPY yen:JPY cny:CNY rmb:CNY yuan:CNY 元:CNY cad:CAD aud:AUD chf:CHF"
+)
+CURRENCIES: dict[str, str] = dict(pair.split(":") for pair in _CURRENCY_TEXT.split())
 
+_SYNONYM_TEXT = """
+express=fast|faster|fastest|expedited|overnight|priority|quick|urgent|rush|next day|next-day|加急|特快
+standard=regular|normal|economy|cheapest|ground|basic|普通
+shipped=sent|dispatched|on the way|in transit|已发货
+delivered=arrived|received|已送达|已签收
+cancelled=canceled|已取消
+canceled=cancelled|已取消
+processing=being processed|being prepared|preparing|in progress|not shipped yet|处理中
+pending=unpaid|not paid|awaiting payment|not yet paid|待支付|未支付|待付款
+paid=payment succeeded|payment went through|already paid|已支付|支付成功|已付款
+completed=complete|finished|fulfilled|已完成
+open=opened
+closed=close
+high=urgent|important
+low=minor|trivial
+celsius=°c|centigrade
+fahrenheit=°f
+"""
 ENUM_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "express": (
-        "fast",
-        "faster",
-        "fastest",
-        "expedited",
-        "overnight",
-        "priority",
-        "quick",
-        "urgent",
-        "rush",
-        "next day",
-        "next-day",
-        "加急",
-        "特快",
-    ),
-    "standard": ("regular", "normal", "economy", "cheapest", "ground", "basic", "普通"),
-    "shipped": ("sent", "dispatched", "on the way", "in transit", "已发货"),
-    "delivered": ("arrived", "received", "已送达", "已签收"),
-    "cancelled": ("canceled", "已取消"),
-    "canceled": ("cancelled", "已取消"),
-    "processing": (
-        "being processed",
-        "being prepared",
-        "preparing",
-        "in progress",
-        "not shipped yet",
-        "处理中",
-    ),
-    "pending": ("unpaid", "not paid", "awaiting payment", "not yet paid", "待支付", "未支付", "待付款"),
-    "paid": ("payment succeeded", "payment went through", "already paid", "已支付", "支付成功", "已付款"),
-    "completed": ("complete", "finished", "fulfilled", "已完成"),
-    "open": ("opened",),
-    "closed": ("close",),
-    "high": ("urgent", "important"),
-    "low": ("minor", "trivial"),
-    "celsius": ("°c", "centigrade"),
-    "fahrenheit": ("°f",),
+    value: tuple(forms.split("|"))
+    for value, forms in (line.split("=") for line in _SYNONYM_TEXT.split("\n") if line)
 }
+"""Enum value -> words a user may write for it (one line of ``_SYNONYM_TEXT`` each)."""
 
 # Motives a careful model may restate as a reason (the user's own words, summarised).
 MOTIVES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -161,20 +126,8 @@ REASON_RE = re.compile(
 )
 
 # Order states the user may state outright ("I paid for ...", "it's still pending").
-UNPAID_STATES = frozenset(
-    {
-        "pending",
-        "unpaid",
-        "awaiting_payment",
-        "created",
-        "draft",
-        "cancelled",
-        "canceled",
-        "refunded",
-        "failed",
-        "voided",
-    }
-)
+_UNPAID_TEXT = "pending unpaid awaiting_payment created draft cancelled canceled refunded failed voided"
+UNPAID_STATES = frozenset(_UNPAID_TEXT.split())
 STATED_UNPAID_RE = re.compile(
     r"\b(?:haven'?t|have not|did not|didn'?t|never) (?:yet )?paid\b|\bnot (?:yet )?paid\b|\bunpaid\b|"
     r"\bstill pending\b|未支付|没付款|没有付款|待支付",
@@ -197,6 +150,7 @@ def country_code(word: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=2048)
 def enum_forms(value: str, with_kind: bool = False) -> list[Any]:
     """Ways a user may write an enum value: itself, spaced, and known synonyms (lowercase).
 

@@ -42,7 +42,7 @@ class Careful(Personality):
     policy = Policy()
     style = "careful"
 
-    def fresh(self, conv: SimDialogue, request: SimRequest) -> SimReply:
+    def fresh(self, conv: SimDialogue, request: SimRequest, decided: Plan | None = None) -> SimReply:
         """Like every personality, but ask about an unsettled two-way option first."""
         decided = self.decide(conv, request)
         if (
@@ -53,7 +53,7 @@ class Careful(Personality):
             question = _open_two_way_choice(decided.calls[0], conv, self.style)
             if question is not None:
                 return text_reply(question)
-        return super().fresh(conv, request)
+        return super().fresh(conv, request, decided)
 
 
 def _open_two_way_choice(call: PlannedCall, conv: SimDialogue, style: str) -> str | None:
@@ -207,7 +207,7 @@ class Flaky(Personality):
     policy = Policy()
     style = "careful"
 
-    def fresh(self, conv: SimDialogue, request: SimRequest) -> SimReply:
+    def fresh(self, conv: SimDialogue, request: SimRequest, decided: Plan | None = None) -> SimReply:
         """Careful's decision, varied now and then."""
         roll = self.rng(request, "fresh").random()
         decided = self.decide(conv, request)
@@ -217,7 +217,7 @@ class Flaky(Personality):
                 [self.render(PlannedCall(target.info.tool, target.extraction), conv, request)], request
             )
         if decided.kind != "calls":
-            return super().fresh(conv, request)
+            return super().fresh(conv, request, decided)
         calls = [self.render(c, conv, request) for c in decided.calls]
         if roll < 0.10:
             first = calls[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _UNIT_TEXT: tuple[tuple[str, float, str], ...] = (
     ("weight", 0.001, "mg"),
@@ -142,12 +143,14 @@ def _words_value(tokens: list[str]) -> float | None:
     return total + current if seen else None
 
 
+_COMPOUND_VOCAB = sorted({*WORD_NUMBERS, *SCALE_WORDS, "und"} - {"k", "a"}, key=len, reverse=True)
+
+
 def _split_compound(word: str) -> list[str] | None:
-    vocab = sorted({*WORD_NUMBERS, *SCALE_WORDS, "und"} - {"k", "a"}, key=len, reverse=True)
     parts: list[str] = []
     rest = word.lower()
     while rest:
-        for piece in vocab:
+        for piece in _COMPOUND_VOCAB:
             if rest.startswith(piece):
                 parts.append(piece)
                 rest = rest[len(piece) :]
@@ -190,7 +193,8 @@ def _attach_unit(text: str, end: int) -> tuple[str | None, int]:
     return match.group(1).lower(), match.end()
 
 
-def find_numbers(text: str) -> list[NumberMention]:
+@lru_cache(maxsize=1024)
+def find_numbers(text: str) -> tuple[NumberMention, ...]:
     """Every number in ``text`` with its unit, in order of appearance, spans not overlapping."""
     found: list[NumberMention] = []
     taken: list[tuple[int, int]] = []
@@ -245,7 +249,7 @@ def find_numbers(text: str) -> list[NumberMention]:
         lone = len(m.group(0)) == 1 and m.group(0) in "一两" and _attach_unit(text, m.end())[0] is None
         if numeral is not None and not lone and free(m.start(), m.end()):
             add(numeral, m.group(0), m.start(), m.end())
-    return _merge_compounds(sorted(found, key=lambda n: n.start), text)
+    return tuple(_merge_compounds(sorted(found, key=lambda n: n.start), text))
 
 
 def _merge_compounds(found: list[NumberMention], text: str) -> list[NumberMention]:
@@ -270,6 +274,7 @@ def _merge_compounds(found: list[NumberMention], text: str) -> list[NumberMentio
     return out
 
 
+@lru_cache(maxsize=1024)
 def property_unit(name: str, description: str = "") -> tuple[str, float] | None:
     """The (dimension, factor-to-base) a numeric property expects, read from its name or description."""
     parts = re.split(r"[_\-\s]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower())

@@ -6,7 +6,9 @@ enums, patterns and bounds, and (for the eager personality) make up values that 
 
 from __future__ import annotations
 
+import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -125,10 +127,14 @@ def violations(value: Any, schema: Schema, root: Schema) -> list[str]:
         if key in root and key not in candidate:
             candidate[key] = root[key]
     try:
-        validator = Draft202012Validator(candidate, format_checker=Draft202012Validator.FORMAT_CHECKER)
-        return [error.message for error in validator.iter_errors(value)]
+        return [error.message for error in _checker(json.dumps(candidate)).iter_errors(value)]
     except (SchemaError, TypeError, ValueError, re.error):
         return []
+
+
+@lru_cache(maxsize=1024)
+def _checker(schema_json: str) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(schema_json), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def fits(value: Any, schema: Schema, root: Schema) -> bool:

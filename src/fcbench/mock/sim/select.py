@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from fcbench.mock.sim import lexicon as lx
@@ -56,22 +57,29 @@ class ToolInfo:
 
 
 def profile(tool: SimTool) -> ToolInfo:
-    """Read one tool."""
+    """Read one tool (each distinct name, description and parameter text is read once)."""
     params = properties(tool.parameters, tool.parameters) if isinstance(tool.parameters, dict) else {}
     param_text = " ".join(f"{n} {s.get('description', '')}" for n, s in params.items())
-    name_c = frozenset(tx.concepts(tool.name) - GENERIC_NAME_CONCEPTS)
-    desc_c = frozenset(tx.concepts(tool.description))
-    head = f"{tx.split_identifier(tool.name)} {tool.description}"
+    return ToolInfo(tool, *_reading(tool.name, tool.description, param_text))
+
+
+Reading = tuple[frozenset[str], frozenset[str], frozenset[str], bool, frozenset[str]]
+
+
+@lru_cache(maxsize=1024)
+def _reading(name: str, description: str, param_text: str) -> Reading:
+    head = f"{tx.split_identifier(name)} {description}"
     write = (
-        bool(tx.action_words(tx.split_identifier(tool.name)))
-        or bool(tx.action_words(tool.description.split(".")[0]) & tx.WRITE_CONCEPTS)
+        bool(tx.action_words(tx.split_identifier(name)))
+        or bool(tx.action_words(description.split(".")[0]) & tx.WRITE_CONCEPTS)
         or bool(re.search(r"\b(?:creates?|cancels?|deletes?|refunds?|removes?|updates?)\b", head, re.I))
     )
     avoid: set[str] = set()
-    for m in AVOID_RE.finditer(tool.description):
+    for m in AVOID_RE.finditer(description):
         phrase = next(g for g in m.groups() if g)
         avoid |= {w for w in tx.words(phrase) if w not in {"exact", "public", "valid", "an", "a", "the"}}
-    return ToolInfo(tool, name_c, desc_c, frozenset(tx.concepts(param_text)), write, frozenset(avoid))
+    name_c, desc_c = frozenset(tx.concepts(name) - GENERIC_NAME_CONCEPTS), frozenset(tx.concepts(description))
+    return name_c, desc_c, frozenset(tx.concepts(param_text)), write, frozenset(avoid)
 
 
 @dataclass(frozen=True)
@@ -128,7 +136,7 @@ class Policy:
 
 
 def _mentions(text: str, name: str) -> bool:
-    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
+    return name in text and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
 
 
 def recall(extraction: Extraction, schema: dict[str, Any], memory: Mapping[str, Any]) -> Extraction:
@@ -182,14 +190,21 @@ def rank(text: str, infos: list[ToolInfo], memory: Mapping[str, Any] | None = No
 def forbidden_tools(system: str, infos: list[ToolInfo]) -> set[str]:
     """Tools the system text forbids by name or by their action (e.g. 'Never issue refunds')."""
     banned: set[str] = set()
-    for sentence in tx.sentences(system):
-        if not PROHIBIT_RE.search(sentence) or CONDITION_RE.search(sentence):
-            continue
-        actions = tx.action_words(sentence) & tx.WRITE_CONCEPTS
+    for sentence, actions in _prohibitions(system):
         for info in infos:
             if _mentions(sentence, info.tool.name) or (info.write and actions & info.all_concepts):
                 banned.add(info.tool.name)
     return banned
+
+
+@lru_cache(maxsize=256)
+def _prohibitions(system: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Sentences of the system text that forbid without a condition, each with the write actions it names."""
+    return tuple(
+        (s, tx.action_words(s) & tx.WRITE_CONCEPTS)
+        for s in tx.sentences(system)
+        if PROHIBIT_RE.search(s) and not CONDITION_RE.search(s)
+    )
 
 
 def unknown_tool(text: str, infos: list[ToolInfo]) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from fcbench.mock.sim import lexicon as lx
@@ -33,26 +34,8 @@ STREET_RE = re.compile(
     r"\b\d+[A-Za-z]?\s+(?:[A-Z][a-z]+\s+){1,3}(?:St|Street|Rd|Road|Ave|Avenue|Blvd|Boulevard|Lane|Ln|Way|Dr|"
     r"Drive|Pl|Place|Ct|Court)\b\.?"
 )
-MONTHS = {
-    m: i
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ],
-        1,
-    )
-}
+_MONTH_TEXT = "january february march april may june july august september october november december"
+MONTHS = {m: i for i, m in enumerate(_MONTH_TEXT.split(), 1)}
 MONTH_RE = "|".join(sorted([*MONTHS, *(m[:3] for m in MONTHS), "sept"], key=len, reverse=True))
 DATE_PATTERNS = (
     re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)"),
@@ -75,6 +58,7 @@ PHONE_RE = re.compile(r"\+?\d[\d\s\-().]{6,}\d")
 QUOTED_RE = re.compile(r"\"([^\"]{1,300})\"|“([^”]{1,300})”|(?:^|\s)'([^']{2,300})'")
 
 
+@lru_cache(maxsize=1024)
 def is_id_name(lname: str) -> bool:
     """True when a property name looks like an identifier (``order_id``, ``sku``, ``ticket_number``)."""
     parts = split_identifier(lname).split()
@@ -85,12 +69,15 @@ def _found(value: Any, loose: Any, kind: str, strength: float, span: tuple[int, 
     return Found(value, value, loose, kind, strength, span[0], span[1])
 
 
-def enum_words(values: list[str], ctx: Context) -> list[Found]:
+@lru_cache(maxsize=2048)
+def enum_words(values: tuple[str, ...], text: str) -> list[Found]:
     """Enum members the text names, by value, spelling variant or synonym (country codes by name)."""
     out: list[Found] = []
-    lowered = ctx.text.lower()
+    lowered = text.lower()
     for value in values:
         for form, synonym in lx.enum_forms(value, with_kind=True):
+            if form not in lowered:  # every match below is a match of the form itself
+                continue
             cjk = re.search(r"[\u3400-\u9fff]", form) is not None
             regex = re.escape(form) if cjk else rf"(?<![\w\-]){re.escape(form)}(?P<tail>[a-zäöüß]*)(?![\w\-])"
             for m in re.finditer(regex, lowered):
@@ -101,7 +88,7 @@ def enum_words(values: list[str], ctx: Context) -> list[Found]:
                 out.append(Found(value, value, m.group(0), "enum", strength, m.start(), m.end()))
     code_like = values and all(isinstance(x, str) and re.fullmatch(r"[A-Za-z]{2,3}", x) for x in values)
     if code_like and not out:
-        for found in countries("", ctx):
+        for found in countries("", text):
             match = next(
                 (x for x in values if x.upper() in {found.value, lx.ALPHA2.get(found.value, "")}), None
             )
@@ -110,16 +97,25 @@ def enum_words(values: list[str], ctx: Context) -> list[Found]:
     return sorted(out, key=lambda f: f.start)
 
 
-def countries(lname: str, ctx: Context) -> list[Found]:
+def countries(lname: str, text: str) -> list[Found]:
     """Countries by name or ISO code, as uppercase alpha-2; ``from`` mentions rank lower unless the
     property is an origin."""
+    origin = any(w in lname for w in ("origin", "from", "source", "sender"))
+    adjusted: list[Found] = []
+    for f in _countries_in(text):
+        head = text[max(0, f.start - 6) : f.start].lower()
+        if ("from" in head) != origin:
+            f = Found(f.value, f.unbounded, f.loose, f.kind, f.strength - 1.0, f.start, f.end)
+        adjusted.append(f)
+    return sorted(adjusted, key=lambda f: f.start)
+
+
+@lru_cache(maxsize=1024)
+def _countries_in(text: str) -> tuple[Found, ...]:
     out: list[Found] = []
-    text = ctx.text
-    for name, code in lx.COUNTRY_NAMES.items():
-        regex = (
-            re.escape(name) if re.search(r"[\u3400-\u9fff]", name) else rf"(?<![\w.]){re.escape(name)}(?!\w)"
-        )
-        for m in re.finditer(regex, text, re.I):
+    lowered = text.lower() if text.isascii() else None  # re.I folds some non-ASCII letters to ASCII
+    for regex, name, code in lx.COUNTRY_PATTERNS:
+        for m in regex.finditer(text) if lowered is None or name in lowered else ():
             out.append(Found(code, code, code.lower(), "country", 2.0, m.start(), m.end()))
     for m in re.finditer(r"(?<![\w.@\-])([A-Za-z]{2,3})(?![\w@\-])", text):
         token = m.group(1)
@@ -135,14 +131,7 @@ def countries(lname: str, ctx: Context) -> list[Found]:
             )
         elif after_prep and token.lower() != "us":
             out.append(Found(code, code, token.lower(), "country", 1.5, m.start(), m.end()))
-    origin = any(w in lname for w in ("origin", "from", "source", "sender"))
-    adjusted: list[Found] = []
-    for f in out:
-        head = text[max(0, f.start - 6) : f.start].lower()
-        if ("from" in head) != origin:
-            f = Found(f.value, f.unbounded, f.loose, f.kind, f.strength - 1.0, f.start, f.end)
-        adjusted.append(f)
-    return sorted(adjusted, key=lambda f: f.start)
+    return tuple(out)
 
 
 def postal_codes(ctx: Context) -> list[Found]:
@@ -241,6 +230,7 @@ def fit_pattern(text: str, full: re.Pattern[str]) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1024)
 def is_specific(pattern: str) -> bool:
     """True when a pattern has enough literal structure to find values on its own (``^ORD-[0-9]{6}$``)."""
     stripped = re.sub(r"\\.|\[[^\]]*\]|\{[^}]*\}|[\^$()*+?.|]", "", pattern)

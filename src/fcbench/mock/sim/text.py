@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 WORD_RE = re.compile(r"[a-z][a-z0-9']*")
 CJK_RE = re.compile(r"[\u3400-\u9fff]")
@@ -130,10 +131,12 @@ RETRACT_RE = re.compile(
     r"(?:no[,.]? )?(?:don'?t|do not)(?: do (?:it|that))?(?=[\s.,!]|$))|算了|不用了",
     re.IGNORECASE,
 )
+CAMEL_RE, SEPARATOR_RE = re.compile(r"([a-z0-9])([A-Z])"), re.compile(r"[_\-.]+")
 SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 CLAUSE_SPLIT_RE = re.compile(r"\s*(?:;|,?\s+\band\b\s+(?:also\s+)?|,?\s+\balso\b\s+|，|；)\s*", re.IGNORECASE)
 
 
+@lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """Reduce an English word to a crude stem (enough to match 'shipped' with 'shipping')."""
     w = word.lower().strip("'")
@@ -163,13 +166,14 @@ def words(text: str) -> list[str]:
     return WORD_RE.findall(text.lower())
 
 
+@lru_cache(maxsize=8192)
 def split_identifier(name: str) -> str:
     """Turn ``get_shipping_quote`` or ``getShippingQuote`` into ``get shipping quote``."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    return re.sub(r"[_\-.]+", " ", spaced).lower()
+    return SEPARATOR_RE.sub(" ", CAMEL_RE.sub(r"\1 \2", name)).lower()
 
 
-def concepts(text: str) -> set[str]:
+@lru_cache(maxsize=2048)
+def concepts(text: str) -> frozenset[str]:
     """Concepts mentioned by ``text``: known concept ids plus ``w:<stem>`` for other content words."""
     lowered = text.lower()
     found: set[str] = set()
@@ -185,10 +189,11 @@ def concepts(text: str) -> set[str]:
     for pattern, concept in PHRASE_CONCEPTS:
         if pattern.search(lowered):
             found.add(concept)
-    return found
+    return frozenset(found)
 
 
-def action_words(text: str) -> set[str]:
+@lru_cache(maxsize=2048)
+def action_words(text: str) -> frozenset[str]:
     """Write actions ``text`` asks for with an active verb ("cancel", not "cancelled"), as concept ids."""
     found: set[str] = set()
     lowered = text.lower()
@@ -203,12 +208,13 @@ def action_words(text: str) -> set[str]:
     for pattern, concept in PHRASE_CONCEPTS:
         if concept in WRITE_CONCEPTS and pattern.search(lowered):
             found.add(concept)
-    return found
+    return frozenset(found)
 
 
-def sentences(text: str) -> list[str]:
+@lru_cache(maxsize=2048)
+def sentences(text: str) -> tuple[str, ...]:
     """Split ``text`` into sentences (keeps the final punctuation)."""
-    return [s.strip() for s in SENTENCE_SPLIT_RE.split(text) if s.strip()]
+    return tuple(s.strip() for s in SENTENCE_SPLIT_RE.split(text) if s.strip())
 
 
 def clauses(text: str) -> list[str]:
@@ -226,7 +232,7 @@ def drop_retracted(text: str) -> str:
     if last < 0:
         return text
     tail = RETRACT_RE.split(parts[last])[-1].strip(" ,.;")
-    return " ".join(([tail] if tail else []) + parts[last + 1 :])
+    return " ".join([*([tail] if tail else []), *parts[last + 1 :]])
 
 
 def is_injection(text: str) -> bool:
@@ -265,6 +271,7 @@ def has_action(text: str) -> bool:
     return bool(ACTION_RE.search(text))
 
 
+@lru_cache(maxsize=2048)
 def has_correction(text: str) -> bool:
     """True when the user corrects themselves ("actually", "I mean", "make it")."""
     return bool(CORRECTION_RE.search(text))

@@ -193,13 +193,13 @@ def find_string(name: str, schema: Schema, root: Schema, ctx: Context) -> list[F
     pattern = schema.get("pattern") if isinstance(schema.get("pattern"), str) else None
     raw: list[Found] = []
     if enum:
-        raw = enum_words(enum, ctx)
+        raw = enum_words(tuple(enum), ctx.text)
     elif fmt == "email" or "email" in lname:
         raw = simple(EMAIL_RE, "email", lambda s: s, ctx)
     elif fmt in {"date", "date-time"} or lname.endswith(("date", "_on", "day")):
         raw = dates(ctx, fmt if isinstance(fmt, str) else None)
     elif "country" in lname:
-        raw = countries(lname, ctx)
+        raw = countries(lname, ctx.text)
     elif any(k in lname for k in ("postal", "zip", "postcode")):
         raw = postal_codes(ctx)
     elif "currency" in lname:
