@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError
 
 from fcbench.errors import CaseError
-from fcbench.schema.patterns import MATCH_TIMEOUT_S, bounded_search
+from fcbench.schema.patterns import MATCH_TIMEOUT_S, RETRY_TIMEOUT_S, bounded_search
 
 FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
 
@@ -39,7 +39,8 @@ class ValidationResult:
 
 def _unchecked(value: str, pattern: str) -> ValidationError:
     return ValidationError(
-        f"{value!r} could not be checked against {pattern!r} within {MATCH_TIMEOUT_S * 1000:.0f} ms "
+        f"{value!r} could not be checked against {pattern!r} within "
+        f"{(MATCH_TIMEOUT_S + RETRY_TIMEOUT_S) * 1000:.0f} ms "
         "(the pattern backtracks catastrophically)"
     )
 
