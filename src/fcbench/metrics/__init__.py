@@ -2,8 +2,11 @@
 
 Every rate is reported as ``{"n": .., "d": .., "rate": ..}``. Provider and harness errors are
 coverage loss: they count in ``observed`` and ``provider_errors`` but never in the denominator of a
-model metric. Memory grows with targets x cases (plus one float per accepted observation for the
-exact latency percentiles), never with the size of the records.
+model metric. Memory grows with targets x cases x distinct outcomes per case (plus one float per
+accepted observation for the exact latency percentiles, and one small index per scorable repeat
+in the modes stream parity compares), never with the size of the records. Records are read
+straight from their lines (:mod:`fcbench.metrics.view`), without building them as dicts, unless
+an observer or a re-grading profile needs the dicts.
 
 Definitions (per target ``endpoint:model`` and mode):
 
@@ -20,7 +23,8 @@ Definitions (per target ``endpoint:model`` and mode):
 * ``stability`` per case: repeats with the most common normalised outcome / scorable repeats; the
   normalised outcome is the decision plus each call's name and canonical argument JSON.
 * ``pass_hat_k``: per case with ``n`` scorable repeats and ``c`` passes, ``C(c,k)/C(n,k)``, averaged
-  over the cases with ``n >= k``.
+  over the cases with ``n >= k``; computed as the product ``prod_{i<k} (c-i)/(n-i)``
+  (:func:`fcbench.metrics.stats.pass_hat_ks`), exact while the factorials fit in 63 bits.
 * ``anomalies``: accepted observations per anomaly code (record and verdict codes, each once per
   observation); ``with_anomalies``: accepted observations with any, out of accepted.
 * ``drift`` per case: per ``tool.argument``, distinct canonical values over the scorable tool-call
@@ -39,7 +43,10 @@ Definitions (per target ``endpoint:model`` and mode):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import gc
+import json
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +55,7 @@ from pydantic import ValidationError
 from fcbench.errors import RunStateError
 from fcbench.grading import REPAIRING_PROFILES
 from fcbench.grading.regrade import regrade_records
-from fcbench.metrics.aggregate import RunAccumulator
+from fcbench.metrics.aggregate import RunAccumulator, Undecodable
 from fcbench.metrics.models import (
     METRICS_VERSION,
     ArgumentDrift,
@@ -67,6 +74,7 @@ from fcbench.metrics.observe import (
     failure_reasons,
     record_anomalies,
 )
+from fcbench.metrics.view import DECODE_ERRORS, DECODER, complete_lines, readable_line
 from fcbench.store.records import RECORDS_FILE, Record, is_record, iter_record_dicts, read_manifest
 from fcbench.suite.loader import load_suite
 
@@ -85,33 +93,105 @@ def compute_metrics(
 
     Records carry the ``strict`` verdicts made when they were observed; another scoring
     ``profile`` (e.g. ``bfcl`` or ``repairs``) re-grades each record against the run's suite on the
-    way, and ``observer`` sees the re-graded records.
+    way, and ``observer`` sees the re-graded records. Without either, the records are read straight
+    from their lines (:mod:`fcbench.metrics.view`), never built as dicts.
     """
     manifest = read_manifest(run_dir)
     wanted = set(modes) if modes is not None else None
     acc = RunAccumulator(repairs=profile in REPAIRING_PROFILES)
+    with _collector_paused():
+        if observer is None and profile == "strict":
+            read = fold_lines(acc, run_dir, wanted)
+        else:
+            read = 0
+            records: Iterable[dict[str, Any]] = iter_record_dicts(run_dir / RECORDS_FILE)
+            if profile != "strict":
+                records = regrade_records(records, load_suite(manifest.suite_ref or manifest.suite), profile)
+            for rec in records:
+                read += 1
+                _fold_record(acc, rec, run_dir, read, wanted, observer)
+        return acc.finish(manifest, read, wanted)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused for the pass: it builds a state of hundreds of thousands
+    of long-lived objects without cycles (per case, per distinct observation, then per case
+    summary), which every full collection would walk again, for nothing."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def fold_lines(acc: RunAccumulator, run_dir: Path, wanted: set[str] | None = None) -> int:
+    """Fold every record line of ``run_dir`` (of the ``wanted`` modes; None: all) into ``acc``, read
+    straight from the lines as :func:`compute_metrics` does for the ``strict`` profile; returns how
+    many lines were JSON (``records_read``)."""
     read = 0
-    records: Iterable[dict[str, Any]] = iter_record_dicts(run_dir / RECORDS_FILE)
-    if profile != "strict":
-        records = regrade_records(records, load_suite(manifest.suite_ref or manifest.suite), profile)
-    for rec in records:
-        read += 1
-        if not is_record(rec):
-            raise _bad_record(run_dir, read, rec) or RunStateError(
-                f"{run_dir / RECORDS_FILE}: record {read} is not a valid record"
-            )
-        try:
-            if wanted is not None and rec.get("mode") not in wanted:
+    decode = DECODER.decode
+    add = acc.add
+    for lines, readable in complete_lines(run_dir / RECORDS_FILE):
+        for line in lines:
+            view = None
+            if readable or readable_line(line):
+                try:
+                    view = decode(line)
+                except DECODE_ERRORS:  # json.loads decides, below
+                    view = None
+            if view is not None and (wanted is None or view.mode in wanted):
+                read += 1
+                try:
+                    add(view)
+                    continue
+                except Undecodable:
+                    read -= 1
+                except (AttributeError, KeyError, TypeError, ValueError):
+                    error = _bad_record(run_dir, read, json.loads(line))
+                    if error is None:
+                        raise
+                    raise error from None
+            elif view is not None:
+                read += 1  # a record of a mode not asked for
                 continue
-            if observer is not None:
-                observer(rec)
-            acc.add(rec)
-        except (AttributeError, KeyError, TypeError, ValueError):
-            error = _bad_record(run_dir, read, rec)
-            if error is None:
-                raise
-            raise error from None
-    return acc.finish(manifest, read, wanted)
+            try:  # the line as the record dicts were read: json.loads decides
+                rec = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            read += 1
+            _fold_record(acc, rec, run_dir, read, wanted, None)
+    return read
+
+
+def _fold_record(
+    acc: RunAccumulator,
+    rec: Any,
+    run_dir: Path,
+    number: int,
+    wanted: set[str] | None,
+    observer: RecordObserver | None,
+) -> None:
+    """Check record ``number`` (a decoded line) and fold it into ``acc``: a clear error when it is
+    not a record."""
+    if not is_record(rec):
+        raise _bad_record(run_dir, number, rec) or RunStateError(
+            f"{run_dir / RECORDS_FILE}: record {number} is not a valid record"
+        )
+    try:
+        if wanted is not None and rec.get("mode") not in wanted:
+            return
+        if observer is not None:
+            observer(rec)
+        acc.add_record(rec)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        error = _bad_record(run_dir, number, rec)
+        if error is None:
+            raise
+        raise error from None
 
 
 def _bad_record(run_dir: Path, number: int, rec: Any) -> RunStateError | None:
@@ -144,5 +224,6 @@ __all__ = [
     "Tokens",
     "compute_metrics",
     "failure_reasons",
+    "fold_lines",
     "record_anomalies",
 ]

@@ -1,8 +1,13 @@
-"""The streaming pass behind :func:`fcbench.metrics.compute_metrics`: fold record dicts into state.
+"""The streaming pass behind :func:`fcbench.metrics.compute_metrics`: fold records into state.
 
-State is kept per target x mode and per case (:mod:`fcbench.metrics.state`); nothing is kept per
-record except one float per accepted observation for exact latency percentiles, and one short
-outcome key per scorable observation of the two modes stream parity compares.
+Records arrive as :class:`~fcbench.metrics.view.RecordView` (decoded straight from their line) or
+as record dicts (:meth:`RunAccumulator.add_record`, for observers and re-graded profiles); both
+fold the same way. State is kept per target x mode and per case (:mod:`fcbench.metrics.state`):
+per case, a count per distinct scorable observation; nothing per record except one float per
+accepted observation for exact latency percentiles and, in the two modes stream parity compares,
+one small index per scorable repeat. What is derived from a verdict or an anomaly list is derived
+once per distinct JSON text and memoised (at most :data:`MEMO_ENTRIES` texts each); equal calls
+texts share one object.
 
 * Anomalies: per accepted observation, the codes of the record's and the verdict's anomalies, each
   code once, counted per code and per case; ``with_anomalies`` counts observations with any.
@@ -16,19 +21,15 @@ outcome key per scorable observation of the two modes stream parity compares.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fcbench.endpoints import label_of
-from fcbench.grading import normalised_outcome_key
-from fcbench.grading.repairs import repair_counts
-from fcbench.metrics.drift import DriftState
 from fcbench.metrics.models import CaseSummary, ParityDifference, Rate, RunInfo, RunMetrics, TargetMetrics
-from fcbench.metrics.observe import failure_reasons, record_anomalies
-from fcbench.metrics.state import CaseState, GroupState
+from fcbench.metrics.observe import VerdictFacts, anomaly_list, attempt, codes_of, kept_value
+from fcbench.metrics.state import CaseState, GroupState, same_outcome
+from fcbench.metrics.view import EMPTY_LIST, RecordView, encode_calls, view_of
 from fcbench.store.records import Manifest
-
-MAX_REASONS_PER_CASE = 12
-
 
 MAX_EXAMPLE_CHARS = 300
 """Provider error messages kept as examples are cut to this length (they are redacted already)."""
@@ -36,40 +37,76 @@ MAX_EXAMPLE_CHARS = 300
 PARITY_MODES = ("selection", "stream")
 """The two modes (names in :data:`fcbench.contract.MODES`) whose outcomes stream parity compares."""
 
+MEMO_ENTRIES = 65536
+"""Distinct texts remembered per kind (verdicts, anomaly lists, calls) before starting over."""
+
+
+class Undecodable(Exception):
+    """A part of a line that the record decoder passed is not JSON to :func:`json.loads` (the dict pass
+    skipped such a line): raised before the line changed any state."""
+
 
 class RunAccumulator:
-    """Streaming aggregation of record dicts, grouped by target label and mode."""
+    """Streaming aggregation of records, grouped by target label and mode."""
 
     def __init__(self, *, repairs: bool = False) -> None:
         self.repairs = repairs  # graded by a profile that repairs: say how many observations needed one
         self.groups: dict[tuple[str, str], GroupState] = {}
         self._index: dict[tuple[Any, Any, Any], GroupState] = {}
+        self._verdicts: dict[bytes, VerdictFacts] = {}
+        self._anomalies: dict[bytes, list[Any] | BaseException] = {}
+        self._calls: dict[bytes, bytes] = {}  # one object per distinct calls text (cases keep many)
 
-    def _group(self, rec: dict[str, Any]) -> GroupState:
-        target = rec.get("target") or {}
-        mode = rec.get("mode")
-        fast = (target.get("endpoint"), target.get("model"), mode)
-        group = self._index.get(fast)
-        if group is None:
-            key = (label_of(target), str(mode))
-            group = self.groups.get(key)
-            if group is None:
-                group = self.groups[key] = GroupState.of(target)
-            self._index[fast] = group
-        return group
+    def add_record(self, rec: dict[str, Any]) -> None:
+        """Fold one record dict (one :func:`fcbench.store.records.is_record` accepted)."""
+        verdict = rec.get("verdict")
+        try:
+            text = json.dumps(verdict, separators=(",", ":")).encode()
+        except (TypeError, ValueError):  # a re-graded verdict may hold values JSON has no text for
+            facts = VerdictFacts(verdict)
+        else:
+            facts = self._facts(text, verdict)
+        self.add(view_of(rec), facts)
 
-    def add(self, rec: dict[str, Any]) -> None:
-        """Fold one record dict into the aggregates."""
-        group = self._group(rec)
-        outcome = rec.get("outcome") or {}
-        accepted = outcome.get("kind") != "provider_error"
-        _add_spend(group, rec, accepted)
+    def add(self, rec: RecordView, facts: VerdictFacts | None = None) -> None:
+        """Fold one record view; ``facts`` of its verdict when the caller has them.
 
-        case_id = str(rec.get("case_id"))
-        case = group.cases.get(case_id)
-        if case is None:
-            case = group.cases[case_id] = CaseState.of(rec.get("case") or {})
-        repeat = int(rec.get("repeat") or 0)
+        Raises :class:`Undecodable` (before changing anything) when a part of the record is not JSON.
+        """
+        if facts is None:
+            text = bytes(rec.verdict)
+            facts = self._verdicts.get(text) or self._facts(text, _loads(text))
+        anomalies: list[Any] | BaseException = []
+        if rec.anomalies != EMPTY_LIST:
+            text = bytes(rec.anomalies)
+            found = self._anomalies.get(text)
+            if found is None:
+                found = _remember(self._anomalies, text, attempt(anomaly_list, _loads(text)))
+            anomalies = found
+        mode, target = rec.mode, rec.target
+        group = self._index.get((target.endpoint, target.model, mode))
+        case = None if group is None else group.cases.get(rec.case_id)
+        if group is None or case is None:
+            group, case = self._case_of(rec, group)
+        outcome = rec.outcome
+        kind = outcome.kind
+        accepted = kind != "provider_error"
+        # Tokens and cost of every record, duplicates included: every request was billed.
+        usage = rec.usage
+        spend = (
+            (accepted, None, None) if usage is None else (accepted, usage.input_tokens, usage.output_tokens)
+        )
+        group.usage[spend] = group.usage.get(spend, 0) + 1
+        cost = rec.cost_usd
+        if cost.__class__ is float:
+            if cost:  # adding 0.0 changes nothing
+                group.cost += cost
+        elif isinstance(cost, int | float):
+            group.cost += float(cost)
+        elif accepted:
+            group.cost_unknown += 1
+
+        repeat = rec.repeat
         bit = 1 << repeat
         if case.seen & bit:
             prior = case.error_repeats.pop(repeat, None) if case.error_repeats else None
@@ -78,37 +115,80 @@ class RunAccumulator:
                 return
             _undo_error(group, case, prior)
         case.seen |= bit
-        group.observed += 1
-        verdict = rec.get("verdict")
         codes: tuple[str, ...] = ()
         if accepted:
-            group.accepted += 1
-            latency = rec.get("latency_ms")
-            if isinstance(latency, int | float):
+            latency = rec.latency_ms
+            if latency.__class__ is float:
+                group.latencies.append(latency)
+            elif isinstance(latency, int | float):
                 group.latencies.append(float(latency))
-            codes = record_anomalies(rec)
-            _count_anomalies(group, case, codes, 1)
+            if anomalies or facts.anomalous:
+                codes = codes_of(kept_value(anomalies), facts)
+                _count_anomalies(group, case, codes, 1)
+            if facts.scores:
+                if facts.unscorable is not None:  # raise here what the record pass raised on this record
+                    raise facts.unscorable
+                calls = encode_calls(outcome.calls or []) if kind == "tool_calls" else None
+                observation = (facts, calls)
+                observations = case.observations
+                index = observations.get(observation)
+                if index is None:
+                    if calls is not None:  # one object per distinct calls text: cases keep many
+                        observation = (facts, self._calls.setdefault(calls, calls))
+                    index = observations[observation] = len(case.counts)
+                    case.counts.append(1)
+                else:
+                    case.counts[index] += 1
+                if mode in PARITY_MODES:
+                    near = case.near
+                    if near is not None and repeat == len(near):
+                        near.append(index)
+                    else:
+                        case.keep(repeat, index)
+                return
+        if not accepted:
+            code = str(outcome.code or "unknown")
+        else:
+            code = "ungraded" if facts.is_none and not rec.error else "harness"
+        group.provider_errors[code] = group.provider_errors.get(code, 0) + 1
+        if code not in group.error_examples:
+            message = outcome.message if not accepted else rec.error
+            group.error_examples[code] = str(message or "(no message)")[:MAX_EXAMPLE_CHARS]
+        case.errors += 1
+        if case.error_repeats is None:
+            case.error_repeats = {}
+        case.error_repeats[repeat] = (code, accepted, codes)
 
-        decision = verdict.get("decision") if isinstance(verdict, dict) else None
-        if not isinstance(verdict, dict) or not accepted or decision is None or decision == "not_scored":
-            if not accepted:
-                code = str(outcome.get("code") or "unknown")
-            else:
-                code = "ungraded" if verdict is None and not rec.get("error") else "harness"
-            group.provider_errors[code] = group.provider_errors.get(code, 0) + 1
-            if code not in group.error_examples:
-                message = outcome.get("message") if not accepted else rec.get("error")
-                group.error_examples[code] = str(message or "(no message)")[:MAX_EXAMPLE_CHARS]
-            case.errors += 1
-            if case.error_repeats is None:
-                case.error_repeats = {}
-            case.error_repeats[repeat] = (code, accepted, codes)
-            return
-        key = _add_scorable(group, case, outcome, verdict, str(decision))
-        if rec.get("mode") in PARITY_MODES:
-            if case.repeat_keys is None:
-                case.repeat_keys = {}
-            case.repeat_keys[repeat] = key
+    def _facts(self, text: bytes, verdict: Any) -> VerdictFacts:
+        return _remember(self._verdicts, text, VerdictFacts(verdict))
+
+    def _case_of(self, rec: RecordView, group: GroupState | None) -> tuple[GroupState, CaseState]:
+        """The group (when ``group`` is None) and the new case of a record whose case was not met
+        before under this target and mode.
+
+        Groups are found as the record dicts found them: by the target's endpoint and model (absent
+        or null alike) and the mode, else by label and mode.
+        """
+        fields = _loads(bytes(rec.case)) or {}
+        if group is None:
+            target = rec.target.as_dict()
+            mode = rec.mode
+            fast = (target.get("endpoint"), target.get("model"), mode)
+            group = self._index.get(fast)
+            if group is None:
+                label = (label_of(target), str(mode))
+                group = self.groups.get(label)
+                if group is None:
+                    group = self.groups[label] = GroupState.of(target)
+                self._index[fast] = group
+            # An absent endpoint or model: found by the record's own key from now on.
+            self._index[rec.target.endpoint, rec.target.model, mode] = group
+        case = group.cases.get(rec.case_id)  # met before under another key of the same group
+        if case is None:
+            case = group.cases[rec.case_id] = CaseState.of(fields)
+        if len(self._calls) >= MEMO_ENTRIES:
+            self._calls.clear()
+        return group, case
 
     def finish(self, manifest: Manifest, read: int, wanted: set[str] | None) -> RunMetrics:
         """Build the metrics; ``wanted`` restricts the manifest's modes (None: all of them).
@@ -131,6 +211,7 @@ class RunAccumulator:
                 parity[label] = self._stream_parity(label)
         for label, mode in ordered:
             group = self.groups.get((label, mode)) or GroupState.of(targets.get(label, {}))
+            group.count()
             known = label in targets and mode in manifest.modes
             if manifest.planned_by:
                 planned = max(manifest.planned_by.get(label, {}).get(mode, 0), group.observed)
@@ -140,10 +221,9 @@ class RunAccumulator:
             update: dict[str, Any] = {"name": named}
             if mode == PARITY_MODES[1] and label in parity:
                 update.update(parity[label])
-            metrics = group.metrics(label, mode, planned, repairs=self.repairs)
+            metrics, summaries = group.settle(label, mode, planned, repairs=self.repairs)
             out.append(metrics.model_copy(update=update))
-            cases += [c.summary(label, mode, cid) for cid, c in sorted(group.cases.items())]
-            group.cases.clear()
+            cases += summaries
         info = RunInfo(
             run_id=manifest.run_id,
             suite=manifest.suite,
@@ -164,10 +244,10 @@ class RunAccumulator:
         same = total = 0
         differences: list[ParityDifference] = []
         for case_id in sorted(set(first) & set(second)):
-            a = first[case_id].repeat_keys or {}
-            b = second[case_id].repeat_keys or {}
+            a = first[case_id].kept()
+            b = second[case_id].kept()
             repeats = sorted(set(a) & set(b))
-            differing = [r for r in repeats if a[r] != b[r]]
+            differing = [r for r in repeats if not same_outcome(a[r], b[r])]
             total += len(repeats)
             same += len(repeats) - len(differing)
             if differing:
@@ -176,16 +256,11 @@ class RunAccumulator:
                         case_id=case_id,
                         differing=Rate(n=len(differing), d=len(repeats)),
                         repeats=differing,
-                        selection=[_decision_of(a[r]) for r in differing],
-                        stream=[_decision_of(b[r]) for r in differing],
+                        selection=[a[r][0].decision_text for r in differing],
+                        stream=[b[r][0].decision_text for r in differing],
                     )
                 )
         return {"stream_parity": Rate(n=same, d=total), "stream_parity_differences": differences}
-
-
-def _decision_of(key: str) -> str:
-    """The decision part of a :func:`~fcbench.grading.normalised_outcome_key` (``decision:digest``)."""
-    return key.rpartition(":")[0]
 
 
 def _count_anomalies(group: GroupState, case: CaseState, codes: tuple[str, ...], sign: int) -> None:
@@ -202,75 +277,27 @@ def _count_anomalies(group: GroupState, case: CaseState, codes: tuple[str, ...],
                 del counts[code]
 
 
-def _add_spend(group: GroupState, rec: dict[str, Any], accepted: bool) -> None:
-    """Tokens and cost of every record, duplicates included: every request was billed."""
-    usage = rec.get("usage") or {}
-    tin, tout = usage.get("input_tokens"), usage.get("output_tokens")
-    if isinstance(tin, int):
-        group.tok_in += tin
-    if isinstance(tout, int):
-        group.tok_out += tout
-    if accepted and (tin is None or tout is None):
-        group.tok_unreported += 1
-    cost = rec.get("cost_usd")
-    if isinstance(cost, int | float):
-        group.cost += float(cost)
-    elif accepted:
-        group.cost_unknown += 1
-
-
 def _undo_error(group: GroupState, case: CaseState, prior: tuple[str, bool, tuple[str, ...]]) -> None:
     """Forget an earlier error observation that a later record of the same key replaces."""
-    code, was_accepted, codes = prior
+    code, _, codes = prior
     _count_anomalies(group, case, codes, -1)
-    group.observed -= 1
-    group.accepted -= int(was_accepted)
     group.provider_errors[code] -= 1
     if not group.provider_errors[code]:
         del group.provider_errors[code]
     case.errors -= 1
 
 
-def _add_scorable(
-    group: GroupState, case: CaseState, outcome: dict[str, Any], verdict: dict[str, Any], decision: str
-) -> str:
-    """Fold in one scorable observation; return its normalised outcome key."""
-    passed = verdict.get("passed") is True
-    case.scorable += 1
-    case.passes += passed
-    case.decisions[decision] = case.decisions.get(decision, 0) + 1
-    repairs = repair_counts(verdict)
-    recorded_calls = outcome.get("kind") == "tool_calls"
-    if recorded_calls or "call_from_text" in repairs:  # the calls graded: recorded, or read from text
-        group.schema[1] += 1
-        group.schema[0] += verdict.get("schema_valid") is True
-    if recorded_calls:
-        if case.drift is None:
-            case.drift = DriftState()
-        case.drift.add(outcome.get("calls"))
-    if decision == "correct_call":
-        group.semantic[1] += 1
-        group.semantic[0] += verdict.get("semantic_exact") is True
-        params_match = verdict.get("params_match")
-        if params_match is not None:
-            group.params[1] += 1
-            group.params[0] += params_match is True
-    if repairs:
-        group.repaired += 1
-        for kind, count in repairs.items():
-            group.repairs[kind] = group.repairs.get(kind, 0) + count
-    recovery = verdict.get("recovery")
-    if isinstance(recovery, dict):
-        group.recovery[1] += 1
-        group.recovery[0] += recovery.get("success") is True
-        name = str(recovery.get("outcome"))
-        group.recovery_outcomes[name] = group.recovery_outcomes.get(name, 0) + 1
-    if not passed:
-        if case.reasons is None:
-            case.reasons = {}
-        for reason in failure_reasons(verdict):
-            if reason in case.reasons or len(case.reasons) < MAX_REASONS_PER_CASE:
-                case.reasons[reason] = case.reasons.get(reason, 0) + 1
-    key = normalised_outcome_key(outcome, decision)
-    case.outcomes[key] = case.outcomes.get(key, 0) + 1
-    return key
+def _loads(text: bytes) -> Any:
+    """A part of a line, decoded as the record dicts were; :class:`Undecodable` when it is not JSON."""
+    try:
+        return json.loads(text.decode())  # UTF-8: the line was checked, a dumped text is ASCII
+    except (ValueError, RecursionError) as exc:
+        raise Undecodable(str(exc)) from None
+
+
+def _remember(memo: dict[bytes, Any], text: bytes, value: Any) -> Any:
+    """Remember ``value`` under ``text`` (at most :data:`MEMO_ENTRIES` entries, then start over)."""
+    if len(memo) >= MEMO_ENTRIES:
+        memo.clear()
+    memo[text] = value
+    return value

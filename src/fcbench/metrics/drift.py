@@ -33,7 +33,7 @@ _MEMO_CHARS = 200
 
 
 def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -63,32 +63,33 @@ class DriftState:
     untracked: dict[tuple[str, str], int] = field(default_factory=dict)
     """(tool, argument) -> repeats whose value was first seen after the cap was reached."""
 
-    def add(self, calls: Any) -> None:
-        """Fold in the calls of one scorable repeat (the outcome's ``calls`` list)."""
+    def add(self, calls: Any, repeats: int = 1) -> None:
+        """Fold in the calls of one scorable repeat (the outcome's ``calls`` list), or of ``repeats``
+        repeats that made the same calls."""
         by_tool: dict[str, list[dict[str, Any]]] = {}
         for call in calls if isinstance(calls, list) else ():
             arguments = call.get("arguments") if isinstance(call, dict) else None
             if isinstance(arguments, dict):
                 by_tool.setdefault(str(call.get("name")), []).append(arguments)
         for tool, argument_list in by_tool.items():
-            self.calls[tool] = self.calls.get(tool, 0) + 1
+            self.calls[tool] = self.calls.get(tool, 0) + repeats
             if len(argument_list) == 1:
                 for argument, value in argument_list[0].items():
-                    self._count((tool, str(argument)), _value_digest(value))
+                    self._count((tool, str(argument)), _value_digest(value), repeats)
                 continue
             for argument in sorted({str(k) for arguments in argument_list for k in arguments}):
-                self._count((tool, argument), _several(argument_list, argument))
+                self._count((tool, argument), _several(argument_list, argument), repeats)
 
-    def _count(self, key: tuple[str, str], value: str) -> None:
+    def _count(self, key: tuple[str, str], value: str, repeats: int) -> None:
         slot = self.values.get(key)
         if slot is None:
             if len(self.values) >= MAX_DRIFT_KEYS:
                 return
             slot = self.values[key] = {}
         if value in slot or len(slot) < MAX_DRIFT_VALUES:
-            slot[value] = slot.get(value, 0) + 1
+            slot[value] = slot.get(value, 0) + repeats
         else:
-            self.untracked[key] = self.untracked.get(key, 0) + 1
+            self.untracked[key] = self.untracked.get(key, 0) + repeats
 
     def summary(self) -> dict[str, ArgumentDrift]:
         """``tool.argument`` -> drift, for the arguments with more than one distinct value."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from fcbench.metrics.stats import wilson_interval
@@ -46,7 +48,13 @@ class Rate(BaseModel):
     def _interval(self) -> tuple[float, float] | None:
         if not 0 <= self.n <= self.d:
             return None
-        return wilson_interval(self.n, self.d)
+        return _wilson(self.n, self.d)
+
+
+@functools.lru_cache(maxsize=65536)
+def _wilson(n: int, d: int) -> tuple[float, float] | None:
+    """:func:`wilson_interval`, once per (n, d): every case's rates are serialised with their interval."""
+    return wilson_interval(n, d)
 
 
 class Stability(BaseModel):

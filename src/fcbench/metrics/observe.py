@@ -1,12 +1,15 @@
-"""What the metrics read from one record beyond its counts: the reasons it failed, its anomaly codes."""
+"""What the metrics read from one record beyond its counts: the reasons it failed, its anomaly codes,
+and the facts of its verdict (:class:`VerdictFacts`)."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from fcbench.grading import RIGHT_DECISIONS
 from fcbench.grading.inputs import anomaly_codes
+from fcbench.grading.repairs import repair_counts
 
 SELECTION_KINDS = frozenset({"tool", "tools", "text", "clarification"})
 """Expected kinds that selection accuracy applies to."""
@@ -50,3 +53,100 @@ def failure_reasons(verdict: dict[str, Any]) -> list[str]:
     if not reasons:
         reasons.append("failed")
     return [r if len(r) <= MAX_REASON_CHARS else r[: MAX_REASON_CHARS - 1] + "…" for r in reasons]
+
+
+class VerdictFacts:
+    """What the metrics take from one verdict (a record's ``verdict`` value), derived once.
+
+    Built once per distinct verdict text, since the repeats of a case mostly carry the same
+    verdict. What the record pass read only in some branches, and that can fail on a malformed
+    verdict (its repairs and failure reasons when scored, its anomalies when accepted), is derived
+    here too; a failure is kept (``unscorable``, :meth:`anomalies`) and raised in the branch where
+    the record pass raised it.
+    """
+
+    __slots__ = (
+        "_anomalies",
+        "anomalous",
+        "decision",
+        "decision_text",
+        "is_dict",
+        "is_none",
+        "params_match",
+        "passed",
+        "reasons",
+        "recovery",
+        "repairs",
+        "schema_valid",
+        "scores",
+        "semantic_exact",
+        "unscorable",
+    )
+
+    def __init__(self, verdict: Any) -> None:
+        self.is_none = verdict is None
+        self.is_dict = isinstance(verdict, dict)
+        v: dict[str, Any] = verdict if self.is_dict else {}
+        self.decision = v.get("decision")
+        self.decision_text = str(self.decision)
+        self.scores = self.is_dict and self.decision is not None and self.decision != "not_scored"
+        """Whether an accepted observation with this verdict is scored (else it counts as a harness error)."""
+        self.passed = v.get("passed") is True
+        self.schema_valid = v.get("schema_valid") is True
+        self.semantic_exact = v.get("semantic_exact") is True
+        params_match = v.get("params_match")
+        self.params_match = None if params_match is None else params_match is True
+        recovery = v.get("recovery")
+        self.recovery = (
+            (recovery.get("success") is True, str(recovery.get("outcome")))
+            if isinstance(recovery, dict)
+            else None
+        )
+        repairs = attempt(repair_counts, v)
+        reasons = () if self.passed else attempt(_reason_tuple, v)
+        self.repairs: dict[str, int] = {} if isinstance(repairs, BaseException) else repairs
+        """Repair kind -> repairs in this verdict (:func:`fcbench.grading.repairs.repair_counts`)."""
+        self.reasons: tuple[str, ...] = () if isinstance(reasons, BaseException) else reasons
+        """:func:`failure_reasons` of a failing verdict; empty when it passed."""
+        self.unscorable = next((e for e in (repairs, reasons) if isinstance(e, BaseException)), None)
+        """What scoring an observation with this verdict raises (repairs or reasons unreadable), or None."""
+        self._anomalies: list[Any] | BaseException = attempt(anomaly_list, v.get("anomalies"))
+        self.anomalous = self.is_dict and bool(self._anomalies)
+        """Whether :meth:`anomalies` lists any (or raises)."""
+
+    def anomalies(self) -> list[Any]:
+        """The verdict's own anomaly entries, as listed."""
+        return kept_value(self._anomalies)
+
+
+def anomaly_list(value: Any) -> list[Any]:
+    """A record's ``anomalies`` value as the list :func:`record_anomalies` reads."""
+    return list(value or [])
+
+
+def codes_of(record: list[Any], verdict: VerdictFacts) -> tuple[str, ...]:
+    """:func:`record_anomalies` of a record whose anomaly list is ``record`` and verdict ``verdict``."""
+    found = record + verdict.anomalies() if verdict.is_dict else record
+    return anomaly_codes(a for a in found if isinstance(a, dict | str))
+
+
+def _reason_tuple(verdict: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(failure_reasons(verdict))
+
+
+_T = TypeVar("_T")
+
+
+def attempt(derive: Callable[[Any], _T], value: Any) -> _T | BaseException:
+    """``derive(value)``, or the exception it raised (kept, to be raised where the record pass raised it)."""
+    try:
+        return derive(value)
+    except Exception as exc:
+        return exc
+
+
+def kept_value(kept: _T | BaseException) -> _T:
+    """What :func:`attempt` kept: the value, or its exception raised now."""
+    if isinstance(kept, BaseException):
+        raise kept
+    return kept

@@ -1,7 +1,8 @@
 """Small, dependency-free statistics used by the metrics and the regression gate.
 
 * :func:`percentile` exact percentile with linear interpolation between closest ranks.
-* :func:`pass_hat_k` the chance that ``k`` repeats drawn without replacement all pass.
+* :func:`pass_hat_k` the chance that ``k`` repeats drawn without replacement all pass;
+  :func:`pass_hat_ks` the same for every ``k`` at once.
 * :func:`two_proportion_z` and :func:`fisher_exact` two-sided tests of two pass rates;
   :func:`proportion_test` picks Fisher's exact test when a cell would be too small for the
   normal approximation.
@@ -10,8 +11,9 @@
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 _FISHER_MIN_EXPECTED = 5.0
 """Below this expected count in any cell of the 2x2 table the z-test is replaced by Fisher's test."""
@@ -38,16 +40,66 @@ def percentile(sorted_values: Sequence[float], q: float) -> float | None:
     return float(sorted_values[lo]) * (1.0 - frac) + float(sorted_values[hi]) * frac
 
 
+_EXACT_BELOW = 1 << 63
+"""pass^k is a ratio of exact integers while the falling factorial ``n (n-1) ... (n-k+1)`` is below this."""
+
+
 def pass_hat_k(n: int, c: int, k: int) -> float:
     """Probability that ``k`` of ``n`` repeats, ``c`` of which passed, drawn without replacement all pass.
 
-    ``C(c, k) / C(n, k)``; requires ``1 <= k <= n``.
+    ``C(c, k) / C(n, k)``, computed as :func:`pass_hat_ks` does; requires ``1 <= k <= n``.
     """
     if not 1 <= k <= n:
         raise ValueError(f"pass^k needs 1 <= k <= n (k={k}, n={n})")
+    _check_passes(n, c)
+    for value in _pass_hats(n, c, k):
+        last = value
+    return last
+
+
+@functools.lru_cache(maxsize=4096)
+def pass_hat_ks(n: int, c: int) -> tuple[float, ...]:
+    """pass^k for every ``k`` from 1 to ``n`` (``n`` scorable repeats, ``c`` passes), in O(n).
+
+    ``C(c, k) / C(n, k) = prod_{i<k} (c - i) / (n - i)``: while the falling factorials stay below
+    2^63 the value is their exact ratio, correctly rounded (so it is exactly ``C(c, k) / C(n, k)``
+    in floating point); beyond that the product goes on in floating point, one factor in [0, 1]
+    per ``k``, so it never overflows, never builds big integers, and its relative error stays
+    within about ``2k`` units in the last place. Once ``k > c`` every value is 0.0.
+    """
+    if n < 0:
+        raise ValueError(f"repeat count {n} is negative")
+    _check_passes(n, c)
+    return tuple(_pass_hats(n, c, n))
+
+
+def _pass_hats(n: int, c: int, k: int) -> Iterator[float]:
+    """pass^1 .. pass^k of ``n`` repeats with ``c`` passes (``k <= n``)."""
+    numerator = denominator = 1
+    for i in range(k):
+        if i == c:  # every later factor has a zero numerator
+            yield from (0.0 for _ in range(i, k))
+            return
+        numerator *= c - i
+        denominator *= n - i
+        if denominator >= _EXACT_BELOW:
+            break
+        yield numerator / denominator
+    else:
+        return
+    value = numerator / denominator
+    yield value
+    for j in range(i + 1, k):
+        if j == c:
+            yield from (0.0 for _ in range(j, k))
+            return
+        value *= (c - j) / (n - j)
+        yield value
+
+
+def _check_passes(n: int, c: int) -> None:
     if not 0 <= c <= n:
         raise ValueError(f"pass count {c} outside 0..{n}")
-    return math.comb(c, k) / math.comb(n, k)
 
 
 def two_proportion_z(x1: int, n1: int, x2: int, n2: int) -> float:
