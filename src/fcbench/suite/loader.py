@@ -9,6 +9,7 @@ A suite is a folder::
     cases.jsonl                one case per line; blank lines are allowed
     recovery.jsonl             optional: multi-turn recovery scenarios (cases with ``recovery`` set)
     store.json                 optional: the fake tools' data set for this suite's recovery scenarios
+    fakes.json                 optional: scripted fake tools by tool name (:mod:`fcbench.suite.fakes`)
 
 Every problem in every file is collected and raised together as one
 :class:`~fcbench.suite.reading.SuiteError` (a :class:`~fcbench.errors.CaseError`) whose message
@@ -35,6 +36,7 @@ from pydantic import ValidationError
 from fcbench.contract import Tool
 from fcbench.errors import CaseError
 from fcbench.suite.checks import ToolContext, case_findings
+from fcbench.suite.fakes import FakeScripts, ToolScript
 from fcbench.suite.models import Case, ClaimRules, SuiteInfo
 from fcbench.suite.reading import (
     ProblemList,
@@ -53,6 +55,7 @@ CASES_FILE = "cases.jsonl"
 RECOVERY_FILE = "recovery.jsonl"
 STORE_FILE = "store.json"
 CLAIMS_FILE = "claims.json"
+FAKES_FILE = "fakes.json"
 CORE_TOOLS_FILE = "tools.core.json"
 TOOL_SET_FILE = re.compile(r"^tools\.([a-z0-9][a-z0-9_-]*)\.json$")
 """``tools.<set>.json``: the file of tool set ``<set>``."""
@@ -79,6 +82,8 @@ class Suite:
     """SHA-256 (hex) over the suite's files, stable across line-ending conversion."""
     claims: ClaimRules = field(default_factory=ClaimRules)
     """What counts as claiming a result in a recovery answer (``claims.json``; none when absent)."""
+    fakes: dict[str, ToolScript] = field(default_factory=dict)
+    """Scripted fake tools by tool name (``fakes.json``; none when absent)."""
 
     @property
     def name(self) -> str:
@@ -245,6 +250,28 @@ def _load_claims(reader: _Reader) -> ClaimRules:
         return ClaimRules()
 
 
+def _load_fakes(reader: _Reader, context: ToolContext) -> dict[str, ToolScript]:
+    if not (reader.folder / FAKES_FILE).is_file():
+        return {}
+    loaded = reader.read_json(FAKES_FILE)
+    if loaded is None:
+        return {}
+    text, data = loaded
+    whole = (0, len(text))
+    try:
+        scripts = FakeScripts.model_validate(data).root
+    except ValidationError as exc:
+        reader.add_findings(FAKES_FILE, text, whole, pydantic_findings(exc, data))
+        return {}
+    known = {tool.name for tools in context.tool_sets.values() for tool in tools}
+    unknown = [
+        Finding((name,), "no tool of this name in any tool set") for name in scripts if name not in known
+    ]
+    if unknown and not context.broken_sets:
+        reader.add_findings(FAKES_FILE, text, whole, unknown)
+    return scripts
+
+
 def _load_tool_set(reader: _Reader, name: str) -> list[Tool] | None:
     loaded = reader.read_json(name)
     if loaded is None:
@@ -382,6 +409,7 @@ def load_suite(name_or_path: str | Path) -> Suite:
     if (folder / STORE_FILE).is_file():
         reader.read_json(STORE_FILE)  # the fake tools' data is part of what a recovery run measures
     claims = _load_claims(reader)
+    fakes = _load_fakes(reader, context)
     reader.problems.raise_if_any()
     assert info is not None and system is not None
     return Suite(
@@ -392,6 +420,7 @@ def load_suite(name_or_path: str | Path) -> Suite:
         cases=cases,
         dataset_hash=reader.dataset_hash(),
         claims=claims,
+        fakes=fakes,
     )
 
 

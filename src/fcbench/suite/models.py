@@ -206,6 +206,9 @@ class Case(_Strict):
     """Present on recovery scenarios (run in ``recovery`` mode only)."""
     name_map: dict[str, str] | None = None
     """Wire-legal tool name -> original name (imported suites with dotted names)."""
+    label: Literal["confirmed", "pending"] | None = None
+    """``pending``: ``expected`` was prefilled (from a production log) and no person has confirmed
+    it yet (``fcbench cases review`` lists them); ``confirmed`` or absent: a person wrote or checked it."""
 
     @field_validator("tags")
     @classmethod
