@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -44,9 +45,12 @@ def test_a_signal_keeps_every_finished_observation_and_says_how_to_resume(
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == code, (out, err)
     assert f"interrupted by {name}: every finished observation is kept" in err
+    stopped = re.search(r"stopped: (\d+) of (\d+) recorded", err)
+    assert stopped is not None, err
     assert f"resume with: fcbench run --resume runs/{records.parent.name}" in err
     assert "Traceback" not in err, err
     kept = [json.loads(line) for line in records.read_text().splitlines()]
+    assert int(stopped.group(1)) == len(kept) and int(stopped.group(2)) == 78 * 4
     assert len(kept) >= 8 and len({r["seq"] for r in kept}) == len(kept)
     resumed = subprocess.run(
         [sys.executable, "-m", "fcbench", "run", "--resume", str(records.parent), "--no-progress"],

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -37,6 +38,25 @@ VERB_MODULES: tuple[str, ...] = (
 )
 
 
+PLAIN_TYPE_NAMES: dict[str, str] = {
+    "str": "TEXT",
+    "int": "INTEGER",
+    "float": "NUMBER",
+    "path": "PATH",
+    "Path": "PATH",
+}
+"""Python type names as ``--help`` would show them -> the plain words shown instead."""
+
+
+def show_version(value: bool) -> None:
+    """``--version``: print the installed version and stop."""
+    if value:
+        from fcbench import __version__
+
+        typer.echo(f"fcbench {__version__}")
+        raise typer.Exit()
+
+
 def build_app() -> typer.Typer:
     """Create the typer app with every verb registered."""
     app = typer.Typer(
@@ -46,9 +66,64 @@ def build_app() -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
     )
+
+    @app.callback()
+    def _top(
+        version: bool = typer.Option(
+            False, "--version", help="Print the version and exit.", callback=show_version, is_eager=True
+        ),
+    ) -> None:
+        """Measure how reliably LLMs call functions, the same way across providers."""
+
     for module_name in VERB_MODULES:
         importlib.import_module(module_name).register(app)
     return app
+
+
+def plain_type(shown: str | None) -> str | None:
+    """The plain words for a type as typer shows it: ``<list[str]>`` -> ``TEXT...``, ``<bool>`` -> none."""
+    if shown is None or not (shown.startswith("<") and shown.endswith(">")):
+        return shown
+    name = shown[1:-1]
+    repeated = name.startswith("list[") and name.endswith("]")
+    inner = name[5:-1] if repeated else name
+    if inner == "bool":
+        return ""
+    word = PLAIN_TYPE_NAMES.get(inner, inner.upper())
+    return f"{word}..." if repeated else word
+
+
+def plain_param(param: Any) -> Any:
+    """``param`` showing plain type names in ``--help`` (its own display wrapped, once)."""
+    shown = getattr(param, "display_type_rich", None)
+    if shown is not None and not getattr(shown, "plain", False):
+
+        def display_type_rich(ctx: Any) -> str | None:
+            return plain_type(shown(ctx))
+
+        display_type_rich.plain = True  # type: ignore[attr-defined]
+        param.display_type_rich = display_type_rich
+    return param
+
+
+def build_command(app: typer.Typer) -> Any:
+    """The click command of ``app``, every parameter showing a plain type name (``TEXT``, not ``<str>``)."""
+    command = typer.main.get_command(app)
+    stack = [command]
+    while stack:
+        current = stack.pop()
+        stack.extend(getattr(current, "commands", {}).values())
+        for param in current.params:
+            plain_param(param)
+        help_option = getattr(current, "get_help_option", None)
+        if help_option is not None:
+
+            def plain_help_option(ctx: Any, made: Any = help_option) -> Any:
+                option = made(ctx)
+                return option if option is None else plain_param(option)
+
+            current.get_help_option = plain_help_option  # type: ignore[method-assign]
+    return command
 
 
 def usage_errors() -> tuple[type[Exception], ...]:
@@ -73,9 +148,9 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the app and turn FcbenchError into exit code 2."""
     if not sys.stdout.isatty():
         os.environ["COLUMNS"] = WIDE_OUTPUT_COLUMNS
-    app = build_app()
+    command = build_command(build_app())
     try:
-        code = app(args=argv, standalone_mode=False)
+        code = command(args=argv, standalone_mode=False)
     except FcbenchError as exc:
         text = str(exc)
         if len(text) > MAX_ERROR_CHARS:

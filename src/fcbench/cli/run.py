@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from fcbench.errors import ConfigError
+from fcbench.errors import ConfigError, FcbenchError
 
 if TYPE_CHECKING:
-    from fcbench.run import PlanEstimate, RunResult
+    from fcbench.run import PlanEstimate, RunResult, RunSpec
 
 
 def run_command(
@@ -130,7 +130,8 @@ def run_command(
         except KeyboardInterrupt:
             console.print(
                 terminal_text(
-                    f"interrupted by {interruption.signal_name}: every finished observation is kept; "
+                    f"stopped: {recorded_count(spec.run_dir)} of {spec_planned(spec)} recorded "
+                    f"(interrupted by {interruption.signal_name}: every finished observation is kept); "
                     f"resume with: fcbench run --resume {spec.run_dir}"
                 )
             )
@@ -151,6 +152,27 @@ def run_command(
             f"resume with: fcbench run --resume {result.run_dir}" if result.stopped else "", highlight=False
         )
         raise typer.Exit(1)
+
+
+def recorded_count(run_dir: Path) -> int:
+    """Observations on disk in ``run_dir`` (complete lines of ``records.jsonl``)."""
+    from fcbench.store.records import RECORDS_FILE
+
+    path = run_dir / RECORDS_FILE
+    if not path.is_file():
+        return 0
+    with path.open("rb") as lines:
+        return sum(1 for line in lines if line.endswith(b"\n"))
+
+
+def spec_planned(spec: RunSpec) -> int:
+    """Observations the run plans (of this shard), as its manifest says."""
+    from fcbench.store.records import read_manifest
+
+    try:
+        return read_manifest(spec.run_dir).planned
+    except FcbenchError:
+        return 0
 
 
 def rate_pairs(pairs: list[str] | None, flag: str) -> dict[str, float] | None:
