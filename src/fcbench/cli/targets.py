@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 
 def targets_command(
@@ -18,16 +17,22 @@ def targets_command(
     """List built-in and configured endpoints."""
     from fcbench.config import load_config
     from fcbench.endpoints import DEFAULT_TARGETS, all_endpoints
+    from fcbench.report.fit import fitted
 
     cfg = load_config(config)
-    table = Table(title="endpoints (targets are ENDPOINT:MODEL)")
-    for column in ("endpoint", "dialect", "base url", "key variable", "key"):
-        table.add_column(column)
-    for name, endpoint in sorted(all_endpoints(cfg.user_endpoints()).items()):
-        urls = ", ".join(endpoint.base_urls)
-        table.add_row(name, endpoint.dialect, urls, endpoint.api_key_env or "-", endpoint.key_status())
-    console = Console()
-    console.print(table)
+    columns = ("endpoint", "dialect", "base url", "key variable", "key")
+    rows = [
+        (
+            name,
+            endpoint.dialect,
+            ", ".join(endpoint.base_urls),
+            endpoint.api_key_env or "-",
+            endpoint.key_status(),
+        )
+        for name, endpoint in sorted(all_endpoints(cfg.user_endpoints()).items())
+    ]
+    console = Console(highlight=False)
+    console.print(fitted(columns, rows, width=console.width, title="endpoints (targets are ENDPOINT:MODEL)"))
     console.print("default targets: " + " ".join(DEFAULT_TARGETS), highlight=False)
 
 

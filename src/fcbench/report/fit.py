@@ -1,0 +1,58 @@
+"""Tables that fit the terminal: a table when it fits whole, else one block per row.
+
+Rich squeezes a table that is wider than the terminal by cutting every cell to a few characters
+(``sim-an…``), which turns target names and key variables into guesses. :func:`fitted` measures
+the table first: when every cell fits on one line it is a table; otherwise each row becomes a
+block, its first cell as a heading on a line of its own and the other cells below it as
+``column: value`` pairs that wrap at the terminal's width and are never cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+PER_COLUMN_CHARS = 3
+"""Characters a rich table adds per column: a border or separator and one space of padding either
+side (plus one closing border for the whole table)."""
+
+
+def natural_width(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> int:
+    """Width of the table with no cell wrapped or cut."""
+    widths = [len(name) for name in columns]
+    for row in rows:
+        for index, cell in enumerate(row):
+            widths[index] = max(widths[index], max((len(part) for part in cell.split("\n")), default=0))
+    return sum(widths) + PER_COLUMN_CHARS * len(columns) + 1
+
+
+def fitted(
+    columns: Sequence[str], rows: Sequence[Sequence[str]], *, width: int, title: str | None = None
+) -> RenderableType:
+    """A table of ``rows`` if it fits in ``width`` columns, else one stacked block per row.
+
+    Cells are plain text (not rich markup), printed as they are."""
+    if natural_width(columns, rows) <= width:
+        table = Table(title=title)
+        for name in columns:
+            table.add_column(name, no_wrap=True)
+        for row in rows:
+            table.add_row(*(Text(cell) for cell in row))
+        return table
+    blocks: list[RenderableType] = [Text(title, style="italic")] if title else []
+    label_width = max((len(name) for name in columns[1:]), default=0)
+    for row in rows:
+        blocks.append(Text(row[0], style="bold", overflow="fold"))
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True, width=label_width + 3)
+        grid.add_column(overflow="fold")
+        for name, cell in zip(columns[1:], row[1:], strict=True):
+            grid.add_row(Text(f"  {name}:"), Text(cell, overflow="fold"))
+        blocks.append(grid)
+    return Group(*blocks)
+
+
+__all__ = ["fitted", "natural_width"]
