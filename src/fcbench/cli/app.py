@@ -115,6 +115,8 @@ def build_command(app: typer.Typer) -> Any:
         stack.extend(getattr(current, "commands", {}).values())
         for param in current.params:
             plain_param(param)
+            if getattr(param, "param_type_name", "") == "argument" and param.metavar is None and param.name:
+                param.metavar = param.name.upper()  # RUN, not {run}
         help_option = getattr(current, "get_help_option", None)
         if help_option is not None:
 

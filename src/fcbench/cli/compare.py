@@ -63,7 +63,11 @@ def compare(
         "strict", "--profile", help="Scoring profile of both runs: strict, bfcl or repairs."
     ),
 ) -> None:
-    """Compare NEW against BASE per target and metric; exit 1 when a threshold failed."""
+    """Compare NEW against BASE per target and metric; exit 1 when a threshold failed.
+
+    Examples: fcbench compare runs/base runs/new; fcbench compare runs/base runs/new --max-drop 2
+    --pair openai:gpt-4o=openai:gpt-4.1
+    """
     from fcbench.metrics import compute_metrics
     from fcbench.report.compare import compare_runs, parse_pair
     from fcbench.report.compare_render import render_compare_json, render_compare_markdown

@@ -41,7 +41,10 @@ def serve_command(
         ),
     ] = 1,
 ) -> None:
-    """Serve the mock provider (all four dialects) until interrupted."""
+    """Serve the mock provider (all four dialects) until interrupted.
+
+    Examples: fcbench mock serve --port 8765; fcbench mock serve --workers 2 --latency-ms 200
+    """
     # The server stack (FastAPI, uvicorn) loads only for this command, not on every fcbench start.
     from fcbench.mock.faults import FaultSpec
     from fcbench.mock.server import base_urls, bind_socket, build_server, serve_workers

@@ -35,7 +35,11 @@ def report(
         ),
     ),
 ) -> None:
-    """Report per-target metrics of a run, every rate with its numerator and denominator."""
+    """Report per-target metrics of a run, every rate with its numerator and denominator.
+
+    Examples: fcbench report runs/RUN_ID; fcbench report runs/RUN_ID -f html -o report.html;
+    fcbench report runs/RUN_ID -f json --profile strict,repairs
+    """
     from fcbench.report.render import render_profiles, render_report
 
     profiles = [p.strip() for p in profile.split(",") if p.strip()]

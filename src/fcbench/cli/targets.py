@@ -14,7 +14,10 @@ def targets_command(
         Path | None, typer.Option("--config", "-c", help="Config defining extra endpoints.")
     ] = None,
 ) -> None:
-    """List built-in and configured endpoints."""
+    """List built-in and configured endpoints.
+
+    Examples: fcbench targets; fcbench targets -c fcbench.yaml
+    """
     from fcbench.config import load_config
     from fcbench.endpoints import DEFAULT_TARGETS, all_endpoints
     from fcbench.report.fit import fitted
