@@ -30,7 +30,7 @@ TOP_LEVEL_MODULES = {
 
 LAYERS: list[set[str]] = [
     {"cli"},
-    {"run", "compat", "report", "bfcl"},
+    {"run", "compat", "report", "bfcl", "logs", "view"},
     {"metrics", "config"},
     {"store"},
     {"grading"},

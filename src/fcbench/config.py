@@ -12,7 +12,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import yaml
@@ -34,6 +34,13 @@ CREDENTIAL_HEADER = re.compile(
     r"auth|api[-_]?key|token|secret|cookie|password|session|subscription[-_]key|signature", re.IGNORECASE
 )
 """Header names that suggest a credential: refused in a config, since configs are written to disk."""
+
+ToolFault = Literal["duplicate_delivery"]
+"""A fault the harness injects between the model and the fake tools (``tool_faults``).
+
+``duplicate_delivery``: every tool call is delivered to the fake tools twice (same conversation,
+call id and arguments, as an at-least-once queue would); the model sees the second delivery's
+result (see :mod:`fcbench.run.recovery`)."""
 
 
 class EndpointConfig(BaseModel):
@@ -187,6 +194,9 @@ class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
     suite: str = "core"
+    tools_from_mcp: list[str] = Field(default_factory=list)
+    """MCP server commands (``[SET=]COMMAND ARGS``) whose ``tools/list`` becomes a tool set of the
+    suite (``core`` unless ``SET=`` names another), replacing the suite's own set of that name."""
     dataset_version: str | None = Field(default=None, alias="datasetVersion")
     """When set, the suite's dataset_version must match (a guard against running the wrong data)."""
     targets: list[TargetEntry] = Field(default_factory=list)
@@ -220,6 +230,10 @@ class RunConfig(BaseModel):
     """Run a stratified sample of this many cases (per category, in proportion; chosen by ``seed``)."""
     gate: Gate = Field(default_factory=lambda: Gate())
     """What makes ``fcbench run`` exit 1 (coverage, pass rates); never part of what is measured."""
+    tool_faults: list[ToolFault] = Field(default_factory=list)
+    """Multi-turn modes: faults injected between the model and the fake tools, e.g.
+    ``[duplicate_delivery]`` (each tool call delivered twice: a write must still make one side
+    effect); pinned in the manifest."""
 
     def target_specs(self) -> list[str]:
         """``ENDPOINT:MODEL`` strings from ``targets`` and ``models``, defaulting to the simulated models."""
@@ -253,6 +267,10 @@ class RunConfig(BaseModel):
                 "max_stream_events",
             },
         )
+        if not measured.get("tool_faults"):  # unset: the hash of a config from before the key existed
+            measured.pop("tool_faults", None)
+        if not measured.get("tools_from_mcp"):  # unset: as before the key existed
+            measured.pop("tools_from_mcp", None)
         text = json.dumps(measured, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

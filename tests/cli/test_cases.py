@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from typing import Any
+
+from cli_run import fcbench
 
 from fcbench.suite.loader import load_suite
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fcbench", "cases", *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
+    return fcbench("cases", *args)
 
 
 def test_validate_builtin_suite_exits_zero_with_summary() -> None:

@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import fcbench
 
 from fcbench.compat import CompatReport, KeywordCell, KeywordRow, render
 from fcbench.endpoints import DEFAULT_TARGETS
 from fcbench.store.records import RECORDS_FILE, iter_record_dicts, read_manifest
-
-
-def fcbench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fcbench", *args], cwd=cwd, capture_output=True, text=True, timeout=240
-    )
 
 
 def only_run_dir(out: Path) -> Path:

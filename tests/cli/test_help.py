@@ -64,3 +64,15 @@ def test_version_prints_the_installed_version() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"fcbench {version('fcbench')}"
+
+
+def leaf_verbs() -> list[list[str]]:
+    """Command paths that do something (not the groups that only hold subcommands)."""
+    paths = verbs()
+    return [p for p in paths if not any(q[: len(p)] == p and len(q) > len(p) for q in paths)]
+
+
+@pytest.mark.parametrize("path", leaf_verbs(), ids=lambda p: " ".join(p))
+def test_every_verb_shows_an_example(path: list[str]) -> None:
+    text = help_of(path)
+    assert re.search(r"Examples?: fcbench " + re.escape(path[0]), text), text

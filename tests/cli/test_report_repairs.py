@@ -7,19 +7,14 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from cli_run import fcbench
+
 CLI = [sys.executable, "-m", "fcbench"]
-
-
-def fcbench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    return subprocess.run([*CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
 
 
 def run(target: str, out: Path, cwd: Path) -> Path:

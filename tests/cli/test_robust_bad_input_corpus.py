@@ -248,7 +248,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Item, Outco
 SAMPLE = (
     "cases/not-utf8.jsonl",
     "tools/external-ref.json",
-    "suites/missing-system",
+    "suites/missing-core-tools",
     "configs/unknown-dialect.yaml/run",
     "configs/missing-key-openai.yaml/run",
     "cli/report-record-not-an-object",

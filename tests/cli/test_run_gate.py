@@ -6,28 +6,14 @@ Every test drives the real CLI in a subprocess against the embedded mock provide
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import fcbench
 
 FEW_CASES = [
     arg for case in ("types-01", "abstain-01", "clarify-01", "select-lookup-01") for arg in ("--case", case)
 ]
-
-
-def fcbench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}  # no provider keys at all
-    return subprocess.run(
-        [sys.executable, "-m", "fcbench", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
 
 
 def records(out: Path) -> list[dict[str, object]]:

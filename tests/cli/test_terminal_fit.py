@@ -39,3 +39,35 @@ def test_fitted_stacks_only_when_the_table_does_not_fit() -> None:
     table, stacked = wide.export_text(), narrow.export_text()
     assert "┃" in table and "a" * 30 in table
     assert "┃" not in stacked and "pass:" in stacked and "a" * 30 in stacked
+
+
+def test_run_summary_at_80_columns_names_the_four_default_targets_whole(tmp_path: Path) -> None:
+    from fcbench.endpoints import DEFAULT_TARGETS
+
+    shown = run_in_pty(["run", "--case", "types-01", "--repeats", "1", "--out", "runs"], cwd=tmp_path)
+    assert shown.returncode == 0, shown.screen
+    lines = shown.screen.splitlines()
+    table = [line for line in lines if any(ch in line for ch in "┃│┏┗└┌")]
+    assert all(len(line.rstrip()) <= 80 for line in table), shown.screen
+    for target in DEFAULT_TARGETS:
+        assert any(target in line for line in lines), (target, shown.screen)
+    assert "…" not in shown.screen
+
+
+def test_ctrl_c_at_a_terminal_stops_cleanly_with_the_resume_command(tmp_path: Path) -> None:
+    def some_recorded(_: str) -> bool:
+        found = list((tmp_path / "runs").glob("*/records.jsonl"))
+        return bool(found) and found[0].read_bytes().count(b"\n") >= 8
+
+    shown = run_in_pty(
+        ["run", "--repeats", "1", "--mock-latency-ms", "300", "--out", "runs"],
+        cwd=tmp_path,
+        interrupt_when=some_recorded,
+    )
+    assert shown.returncode == 130, shown.screen
+    assert "Traceback" not in shown.screen, shown.screen
+    run_dir = next((tmp_path / "runs").iterdir())
+    kept = run_dir.joinpath("records.jsonl").read_bytes().count(b"\n")
+    flat = " ".join(shown.screen.split())
+    assert f"stopped: {kept} of 312 recorded" in flat, shown.screen
+    assert f"resume with: fcbench run --resume runs/{run_dir.name}" in flat, shown.screen

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,3 +45,25 @@ def run_compat(mock_server: str, tmp_path: Path) -> RunCompat:
         return report_from_run(done.run_dir), done.run_dir
 
     return run
+
+
+WriteSuite = Callable[[Path, list[dict[str, Any]]], Path]
+"""``write(folder, tools)`` -> a suite folder named ``mine`` with those tools and one case."""
+
+
+def write_suite_folder(folder: Path, tools: list[dict[str, Any]]) -> Path:
+    """Write a minimal suite (``mine`` 1.0.0) whose core tool set is ``tools``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    info = {"name": "mine", "dataset_version": "1.0.0"}
+    (folder / "suite.json").write_text(json.dumps(info), encoding="utf-8")
+    (folder / "system.txt").write_text("You help.\n", encoding="utf-8")
+    (folder / "tools.core.json").write_text(json.dumps({"tools": tools}), encoding="utf-8")
+    case = {"id": "c1", "prompt": "Go.", "expected": {"kind": "tool", "name": tools[0]["name"]}}
+    (folder / "cases.jsonl").write_text(json.dumps(case) + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def write_suite() -> WriteSuite:
+    """The suite writer (:func:`write_suite_folder`)."""
+    return write_suite_folder

@@ -31,16 +31,26 @@ def _expect(error: SuiteError, file: str, line: int | None, *fragments: str) -> 
 # ---- files
 
 
-@pytest.mark.parametrize("name", ["suite.json", "system.txt", "tools.core.json", "cases.jsonl"])
+@pytest.mark.parametrize("name", ["suite.json", "tools.core.json", "cases.jsonl"])
 def test_missing_file(core_copy: Any, name: str) -> None:
     (core_copy.path / name).unlink()
     _expect(_error(core_copy.path), name, None, "file is missing")
 
 
-@pytest.mark.parametrize("name", ["suite.json", "system.txt", "tools.core.json", "cases.jsonl"])
+@pytest.mark.parametrize("name", ["suite.json", "tools.core.json", "cases.jsonl"])
 def test_empty_file(core_copy: Any, name: str) -> None:
     (core_copy.path / name).write_text("\n  \n", encoding="utf-8")
     _expect(_error(core_copy.path), name, 1, "empty")
+
+
+@pytest.mark.parametrize("content", [None, "", "\n  \n"])
+def test_a_missing_or_empty_system_prompt_is_no_system_prompt(core_copy: Any, content: str | None) -> None:
+    system = core_copy.path / "system.txt"
+    if content is None:
+        system.unlink()
+    else:
+        system.write_text(content, encoding="utf-8")
+    assert load_suite(core_copy.path).system == ""
 
 
 def test_bom_and_crlf_are_accepted(core_copy: Any) -> None:
@@ -344,7 +354,7 @@ def _type_line(text: str) -> int:
 
 def test_tool_set_file_shape(core_copy: Any) -> None:
     core_copy.write_tools({"tools": [], "extra": 1})
-    (core_copy.path / "tools.broken.json").write_text('[{"name": "x"}]\n', encoding="utf-8")
+    (core_copy.path / "tools.broken.json").write_text('{"tool": [{"name": "x"}]}\n', encoding="utf-8")
     error = _error(core_copy.path)
     _expect(error, "tools.core.json", 2, "tools: the tool list is empty")
     _expect(error, "tools.core.json", 3, "extra: unknown key")
@@ -385,7 +395,7 @@ def test_all_problems_are_collected_one_per_line(core_copy: Any) -> None:
     core_copy.edit_case("abstain-01", lambda case: case.update(tools="nope"))
     core_copy.edit_case("select-lookup-01", lambda case: case["expected"].update(name="nope"))
     core_copy.set_line(10, "{")
-    (core_copy.path / "system.txt").write_text("", encoding="utf-8")
+    (core_copy.path / "system.txt").write_bytes(b"Be brief.\n\xff\n")
     error = _error(core_copy.path)
     assert len(error.problems) == 4
     lines = str(error).split("\n")
@@ -394,7 +404,7 @@ def test_all_problems_are_collected_one_per_line(core_copy: Any) -> None:
     assert [Path(p.path).name for p in error.problems] == ["system.txt", *["cases.jsonl"] * 3]
     case_lines = [p.line for p in error.problems if p.path.endswith("cases.jsonl")]
     assert case_lines == sorted(case_lines)
-    assert error.path is not None and error.path.endswith("system.txt") and error.line == 1
+    assert error.path is not None and error.path.endswith("system.txt") and error.line == 2
 
 
 def test_a_single_problem_is_one_line(core_copy: Any) -> None:

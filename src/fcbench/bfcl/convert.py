@@ -35,6 +35,7 @@ from typing import Any
 from fcbench.bfcl.entries import SKIP_REASONS, Kind, SkipEntry, convert_entry
 from fcbench.errors import ConfigError, InputError
 from fcbench.suite.loader import CASES_FILE, CORE_TOOLS_FILE, SUITE_FILE, SYSTEM_FILE, load_suite
+from fcbench.suite.writing import prepare_suite_folder, write_json
 
 REPORT_FILE = "import_report.json"
 
@@ -185,18 +186,6 @@ def _dataset_version(version: str | None, questions: Path, answers: Path | None)
     return f"{prefix}+{digest.hexdigest()[:8]}"
 
 
-def _prepare_out(out: Path, force: bool) -> None:
-    if out.exists() and not out.is_dir():
-        raise InputError("exists and is not a folder", path=str(out))
-    if out.is_dir() and any(out.iterdir()) and not force:
-        raise InputError("folder is not empty (pass --force to overwrite an earlier import)", path=str(out))
-    out.mkdir(parents=True, exist_ok=True)
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
 def import_bfcl(
     questions: Path,
     out: Path,
@@ -270,21 +259,21 @@ def import_bfcl(
 
 
 def _write_suite(out: Path, report: ImportReport, cases: list[dict[str, Any]], force: bool) -> None:
-    _prepare_out(out, force)
+    prepare_suite_folder(out, force)
     source = Path(report.questions).name
     description = (
         f"Berkeley Function Calling Leaderboard, category {report.category}, imported from {source} "
         f"({report.imported} of {report.entries} entries; BFCL data is Apache-2.0)."
     )
-    _write_json(
+    write_json(
         out / SUITE_FILE,
         {"name": report.suite, "dataset_version": report.dataset_version, "description": description},
     )
     (out / SYSTEM_FILE).write_text(SYSTEM_PROMPT + "\n", encoding="utf-8")
-    _write_json(out / CORE_TOOLS_FILE, {"tools": [dict(PLACEHOLDER_TOOL)]})
+    write_json(out / CORE_TOOLS_FILE, {"tools": [dict(PLACEHOLDER_TOOL)]})
     lines = [json.dumps(case, ensure_ascii=False, separators=(",", ":")) for case in cases]
     (out / CASES_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    _write_json(out / REPORT_FILE, report.to_json())
+    write_json(out / REPORT_FILE, report.to_json())
     load_suite(out)
 
 

@@ -35,6 +35,10 @@ VERB_MODULES: tuple[str, ...] = (
     "fcbench.cli.report",
     "fcbench.cli.compare",
     "fcbench.cli.compat",
+    "fcbench.cli.init",
+    "fcbench.cli.show",
+    "fcbench.cli.export",
+    "fcbench.cli.replay",
 )
 
 

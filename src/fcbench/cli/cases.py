@@ -3,7 +3,9 @@
 ``fcbench cases validate SUITE`` loads a suite (built-in name or folder) with every check and
 prints a summary; any problem is raised as a :class:`~fcbench.errors.CaseError`, which the app
 prints (one problem per line, each as ``file:line: field: message``) and turns into exit code 2.
-``fcbench cases list [SUITE]`` prints a table of the cases.
+``fcbench cases list [SUITE]`` prints a table of the cases. ``fcbench cases review SUITE`` lists
+the pending cases (``label: pending``, e.g. imported from logs) with their prompt, the prefilled
+expectation and the review flags; ``validate`` warns, without failing, when any case is pending.
 """
 
 from __future__ import annotations
@@ -57,11 +59,94 @@ def _expected_label(case: Case) -> str:
     return "text"
 
 
+REVIEW_TAG_PREFIX = "needs-review:"
+"""Tags that flag a case for a person's attention (``needs-review:pii``, ``needs-review:secret``)."""
+
+
+def pending_cases(suite: Suite) -> list[Case]:
+    """The cases whose expectation no person has confirmed yet (``label: pending``)."""
+    return [case for case in suite.cases if case.label == "pending"]
+
+
+def review_flags(case: Case) -> list[str]:
+    """The case's review tags (``needs-review:...``)."""
+    return [tag for tag in case.tags if tag.startswith(REVIEW_TAG_PREFIX)]
+
+
+def expected_call_text(case: Case) -> str:
+    """The expectation with its arguments: ``lookup_order {"order_id":"ORD-1"}``, ``text``, ..."""
+    from fcbench.contract import canonical_json
+    from fcbench.suite.models import ExpectTool, ExpectTools
+
+    expected = case.expected
+    calls = [expected] if isinstance(expected, ExpectTool) else list(getattr(expected, "calls", []))
+    if not calls:
+        return _expected_label(case)
+    order = f" (order {expected.order})" if isinstance(expected, ExpectTools) else ""
+    shown = "; ".join(
+        f"{c.name} {canonical_json(c.arguments) if c.arguments is not None else '(any arguments)'}"
+        for c in calls
+    )
+    return shown + order
+
+
+def review_command(
+    suite: SuiteArgument,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the pending cases as JSON.")] = False,
+) -> None:
+    """List the pending cases (expected prefilled, e.g. from logs): id, prompt, expected call, flags.
+
+    Example: fcbench cases review imported/
+    """
+    from fcbench.report.terminal import data_console, terminal_text
+    from fcbench.suite.loader import load_suite
+
+    loaded = load_suite(suite)
+    pending = pending_cases(loaded)
+    console = data_console()
+    if as_json:
+        rows = [
+            {
+                "id": case.id,
+                "prompt": case.prompt,
+                "history": len(case.history),
+                "expected": expected_call_text(case),
+                "flags": review_flags(case),
+                "note": case.note,
+            }
+            for case in pending
+        ]
+        console.print_json(
+            json.dumps({"suite": loaded.info.name, "cases": len(loaded.cases), "pending": rows})
+        )
+        return
+    table = Table(title=terminal_text(f"{loaded.info.name} {loaded.info.dataset_version}: pending cases"))
+    for column in ("id", "prompt", "expected", "flags"):
+        table.add_column(column, overflow="fold")
+    for case in pending:
+        prompt = case.prompt if len(case.prompt) <= 200 else case.prompt[:199] + "…"
+        if case.history:
+            prompt = f"{prompt} (+{len(case.history)} earlier messages)"
+        cells = (case.id, prompt, expected_call_text(case), ", ".join(review_flags(case)) or "-")
+        table.add_row(*(terminal_text(cell) for cell in cells))
+    console.print(table)
+    flagged = sum(1 for case in pending if review_flags(case))
+    console.print(
+        terminal_text(
+            f"{len(pending)} of {len(loaded.cases)} cases pending, {flagged} flagged for review; "
+            'confirm a case by setting "label": "confirmed" in its line (after checking "expected")'
+        )
+    )
+
+
 def validate_command(
     suite: SuiteArgument,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Check a suite completely; print a summary, or every problem with file:line (exit 2)."""
+    """Check a suite completely; print a summary, or every problem with file:line (exit 2).
+
+    Warns (without failing) when cases are pending review. Example: fcbench cases validate my-suite/
+    """
     from fcbench.report.terminal import data_console, terminal_text
     from fcbench.suite.lint import pattern_warnings
     from fcbench.suite.loader import load_suite
@@ -71,11 +156,20 @@ def validate_command(
     warnings = pattern_warnings(loaded)
     console = data_console()
     if as_json:
-        console.print_json(json.dumps({**summary, "warnings": warnings}))
+        count = len(pending_cases(loaded))
+        console.print_json(json.dumps({**summary, "pending": count, "warnings": warnings}))
         return
     errors = data_console(stderr=True)
     for warning in warnings:
         errors.print(terminal_text(f"warning: {warning}"))
+    pending = pending_cases(loaded)
+    if pending:
+        errors.print(
+            terminal_text(
+                f"warning: {len(pending)} of {len(loaded.cases)} cases are pending (expected prefilled, "
+                f"not confirmed by a person); list them with: fcbench cases review {suite}"
+            )
+        )
     console.print(
         f"[green]ok[/]: suite [bold]{terminal_text(summary['suite'])}[/] "
         f"{terminal_text(summary['dataset_version'])}: "
@@ -104,7 +198,10 @@ def list_command(
     tag: Annotated[str | None, typer.Option("--tag", help="Only cases carrying this tag.")] = None,
     builtin: Annotated[bool, typer.Option("--builtin", help="List the built-in suites instead.")] = False,
 ) -> None:
-    """Print a table of a suite's cases: id, category, what is expected, and tags."""
+    """Print a table of a suite's cases: id, category, what is expected, and tags.
+
+    Example: fcbench cases list refunds --category adversarial
+    """
     from fcbench.report.terminal import data_console, terminal_text
     from fcbench.suite.loader import builtin_suites, load_suite
 
@@ -132,8 +229,9 @@ def list_command(
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``cases`` sub-command group (``validate``, ``list``) to the app."""
+    """Add the ``cases`` sub-command group (``validate``, ``list``, ``review``) to the app."""
     cases_app = typer.Typer(help="Validate and inspect case suites.", no_args_is_help=True)
     cases_app.command("validate")(validate_command)
     cases_app.command("list")(list_command)
+    cases_app.command("review")(review_command)
     app.add_typer(cases_app, name="cases")

@@ -40,9 +40,24 @@ def compat_command(
     out: Annotated[Path, typer.Option(help="Folder that receives runs/<run_id>/.")] = Path("runs"),
     probe: Annotated[
         list[str] | None,
-        typer.Option("--probe", help="Only this probe id or capability group (repeatable)."),
+        typer.Option(
+            "--probe",
+            help="Only this probe id or capability group; with --suite also a tool name or keyword "
+            "(repeatable).",
+        ),
     ] = None,
     strict: Annotated[str, typer.Option(help="Keyword probes with strict mode: both | off | on.")] = "both",
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            help="Also probe every JSON Schema keyword the tools of this suite use (built-in name or "
+            "suite path, as for fcbench run --suite).",
+        ),
+    ] = None,
+    only_suite: Annotated[
+        bool,
+        typer.Option("--only-suite", help="With --suite: run only the probes derived from its tools."),
+    ] = False,
     concurrency: Annotated[int | None, typer.Option(help="Requests in flight across the run.")] = None,
     mock_latency_ms: Annotated[int, typer.Option(help="Latency of the embedded mock provider.")] = 0,
     mock_faults: Annotated[
@@ -50,7 +65,14 @@ def compat_command(
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
-    """Probe which schema keywords and request options each target supports (default: simulated targets)."""
+    """Probe which schema keywords and request options each target supports (default: simulated targets).
+
+    With --suite, every keyword use in that suite's tools gets a probe of its own too, reported
+    per tool and property.
+
+    Examples: fcbench compat; fcbench compat -t openai:gpt-4o-2024-08-06 --repeats 1;
+    fcbench compat --suite my-tools --only-suite
+    """
     import asyncio
 
     from fcbench.cli.common import managed_services, progress_sink
@@ -69,7 +91,9 @@ def compat_command(
         )
     strict_choice: StrictChoice = strict  # type: ignore[assignment]
     cfg = load_config(config, {"targets": target, "repeats": repeats, "concurrency": concurrency})
-    spec, plan = prepare_compat(cfg, out_root=out, probes=probe, strict=strict_choice)
+    spec, plan = prepare_compat(
+        cfg, out_root=out, probes=probe, strict=strict_choice, suite=suite, only_suite=only_suite
+    )
     err = Console(stderr=True)
     sink = progress_sink(err) if progress else None
     with managed_services(

@@ -3,6 +3,11 @@
 ``fcbench import bfcl QUESTIONS.json [--answers ANSWERS.json] --out SUITE_DIR [--category NAME]``
 converts one Berkeley Function Calling Leaderboard category file into a suite folder (see
 :mod:`fcbench.bfcl.convert`) and prints how many entries were imported and why any were skipped.
+
+``fcbench import logs LOG.jsonl... --dialect D --out SUITE_DIR [--sample N --seed S] [--skip-bad]``
+turns production request/response logs (one ``{"request": ..., "response": ...}`` pair per line,
+see :mod:`fcbench.logs.entries`) into a suite of pending cases (see :mod:`fcbench.logs.cases`) and
+prints what was imported, skipped and flagged for review.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from rich.console import Console
 
 if TYPE_CHECKING:
     from fcbench.bfcl.convert import ImportReport
+    from fcbench.logs.cases import LogImportReport
 
 
 def _print_report(console: Console, report: ImportReport, out: Path) -> None:
@@ -51,17 +57,86 @@ def bfcl_command(
     ] = None,
     force: Annotated[bool, typer.Option(help="Overwrite the files of an earlier import in --out.")] = False,
 ) -> None:
-    """Convert a BFCL category file into an fcbench suite folder."""
+    """Convert a BFCL category file into an fcbench suite folder.
+
+    Example: fcbench import bfcl BFCL_v4_simple_python.json --out bfcl-simple/
+    """
     from fcbench.bfcl.convert import import_bfcl
 
     report = import_bfcl(questions, out, answers=answers, category=category, force=force)
     _print_report(Console(), report, out)
 
 
+def _print_logs_report(console: Console, report: LogImportReport, out: Path) -> None:
+    from fcbench.logs.cases import REPORT_FILE
+
+    def say(text: str) -> None:
+        console.print(text, highlight=False, soft_wrap=True, markup=False)
+
+    kinds = ", ".join(f"{kind} {count}" for kind, count in report.by_kind.items())
+    say(
+        f"imported {report.imported} pending cases ({kinds}) from {report.lines} log lines; "
+        f"{report.candidates} usable, {len(report.skipped)} skipped, "
+        f"{len(report.bad_lines)} bad lines skipped"
+    )
+    for reason, count in report.skipped_by_reason.items():
+        say(f"  skipped {count}: {reason}")
+    if report.sample is not None:
+        strata = ", ".join(f"{s} {v['chosen']}/{v['available']}" for s, v in report.sample["strata"].items())
+        say(f"sample of {report.sample['size']} (seed {report.sample['seed']}) by tool called: {strata}")
+    sets = ", ".join(f"{name} {count}" for name, count in report.tool_sets.items())
+    say(f"tool sets: {sets}")
+    for label, what in report.flagged.items():
+        say(f"needs review: {label}: {what}")
+    for warning in report.warnings:
+        say(f"warning: {warning}")
+    say(
+        f"suite {report.suite} {report.dataset_version} -> {out} (details in {REPORT_FILE}); "
+        f"confirm the cases with: fcbench cases review {out}"
+    )
+
+
+LogsArgument = Annotated[list[Path], typer.Argument(help="JSON Lines request/response log files.")]
+"""The log files of ``import logs`` and ``replay``."""
+DialectOption = Annotated[
+    str, typer.Option(help="Dialect of the logs: openai-chat, openai-responses, anthropic-messages, gemini.")
+]
+"""The ``--dialect`` of ``import logs`` and ``replay`` (an adapter registry name)."""
+SkipBadOption = Annotated[
+    bool, typer.Option(help="Skip and count unreadable log lines instead of failing on the first.")
+]
+"""The ``--skip-bad`` of ``import logs`` and ``replay``."""
+
+
+def logs_command(
+    logs: LogsArgument,
+    dialect: DialectOption,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Suite folder to write (new or empty).")],
+    sample: Annotated[
+        int | None, typer.Option(help="Keep N cases, stratified by the tool called in the logged response.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the sample.")] = 0,
+    skip_bad: SkipBadOption = False,
+    name: Annotated[str | None, typer.Option(help="Suite name (default: logs-<dialect>).")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite the files of an earlier import in --out.")] = False,
+) -> None:
+    """Turn production request/response logs into a suite of pending cases (review them next).
+
+    Example: fcbench import logs prod.jsonl --dialect openai-chat --out imported/ --sample 50 --seed 1
+    """
+    from fcbench.logs.cases import import_logs
+
+    report = import_logs(
+        logs, dialect, out, sample=sample, seed=seed, skip_bad=skip_bad, force=force, name=name
+    )
+    _print_logs_report(Console(), report, out)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``import`` (with the ``bfcl`` command) to the app."""
+    """Add ``import`` (with the ``bfcl`` and ``logs`` commands) to the app."""
     sub = typer.Typer(
         name="import", help="Import external benchmarks as fcbench suites.", no_args_is_help=True
     )
     sub.command("bfcl")(bfcl_command)
+    sub.command("logs")(logs_command)
     app.add_typer(sub, name="import")

@@ -18,9 +18,27 @@ def run_command(
     config: Annotated[
         Path | None, typer.Option("--config", "-c", help="YAML or JSON run configuration.")
     ] = None,
-    suite: Annotated[str | None, typer.Option(help="Built-in suite name or suite folder.")] = None,
+    suite: Annotated[
+        str | None, typer.Option(help="Built-in suite name, suite folder or one-file suite (.yaml/.json).")
+    ] = None,
+    tools_from_mcp: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tools-from-mcp",
+            help="'[SET=]COMMAND ARGS': start this MCP server over stdio and use its tools as tool set "
+            "core (or SET) (repeatable).",
+        ),
+    ] = None,
     target: Annotated[
         list[str] | None, typer.Option("--target", "-t", help="ENDPOINT:MODEL (repeatable).")
+    ] = None,
+    tool_faults: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tool-fault",
+            help="duplicate_delivery: deliver every tool call twice to the fake tools, in recovery "
+            "mode (repeatable).",
+        ),
     ] = None,
     repeats: Annotated[int | None, typer.Option(help="Repeats per case.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Requests in flight across the run.")] = None,
@@ -93,6 +111,8 @@ def run_command(
 
     overrides = {
         "suite": suite,
+        "tools_from_mcp": tools_from_mcp,
+        "tool_faults": tool_faults,
         "targets": target,
         "repeats": repeats,
         "concurrency": concurrency,

@@ -5,11 +5,15 @@ another accepts and ignores it, another accepts it and the model then breaks it)
 tool choice, parallel-call switches, strict mode and streaming differently. The compat probes
 measure this per target:
 
-- :mod:`~fcbench.compat.probes`: the probes (``probes.json``) and their expansion into a plan;
+- :mod:`~fcbench.compat.models`: the probe models; :mod:`~fcbench.compat.probes`: the shipped
+  probes (``probes.json``) and their expansion into a plan;
+- :mod:`~fcbench.compat.derive` and :mod:`~fcbench.compat.tempt`: keyword probes derived from a
+  suite's own tools (``fcbench compat --suite``), one per keyword use, with generic prompts;
 - :mod:`~fcbench.compat.checks`: whether one call honoured a keyword, one turn a request;
 - the run itself is an ordinary :mod:`fcbench.run` run of mode ``compat`` (records in a run
   directory), each case asked the way its probe variant says (:meth:`ProbeRequest.turn_request`);
-- :mod:`~fcbench.compat.classify`: records -> keyword x target and capability x target statuses;
+- :mod:`~fcbench.compat.classify`: records -> keyword x target and capability x target statuses
+  (the shapes in :mod:`~fcbench.compat.matrix`);
 - :mod:`~fcbench.compat.render`: markdown, JSON and HTML output.
 """
 
@@ -21,10 +25,20 @@ from fcbench.compat.classify import (
     CompatReport,
     KeywordCell,
     KeywordRow,
+    SuiteProbes,
     classify,
     report_from_run,
 )
-from fcbench.compat.probes import CompatPlan, ProbeRequest, build_plan, load_probes, prepare_compat
+from fcbench.compat.derive import KeywordUse, derive_probes, keyword_uses
+from fcbench.compat.probes import (
+    CompatPlan,
+    DerivedSet,
+    ProbeRequest,
+    build_plan,
+    derive_set,
+    load_probes,
+    prepare_compat,
+)
 from fcbench.compat.render import FORMATS, render
 
 __all__ = [
@@ -33,11 +47,17 @@ __all__ = [
     "CapabilityRow",
     "CompatPlan",
     "CompatReport",
+    "DerivedSet",
     "KeywordCell",
     "KeywordRow",
+    "KeywordUse",
     "ProbeRequest",
+    "SuiteProbes",
     "build_plan",
     "classify",
+    "derive_probes",
+    "derive_set",
+    "keyword_uses",
     "load_probes",
     "prepare_compat",
     "render",

@@ -17,11 +17,15 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from fcbench.compat.probes import CapabilityProbe, KeywordProbe
+from fcbench.compat.models import CapabilityProbe, KeywordProbe
 from fcbench.contract import Tool
+from fcbench.schema.transform import pointer
 from fcbench.schema.validate import FORMAT_CHECKER, ValidatorCache
 
 PathPart = str | int
+_COMBINATORS = frozenset({"oneOf", "anyOf", "allOf"})
+_MAX_REF_HOPS = 32
+"""References followed in a row before :func:`locate` gives up (a cycle of refs)."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,11 @@ class KeywordError:
     """Where in the arguments (a ``required`` error points at the missing property itself)."""
     schema_path: tuple[PathPart, ...]
     message: str
+    location: str = ""
+    """JSON pointer of the subschema whose keyword raised the error, ``$ref`` targets resolved
+    (an error inside ``#/$defs/address`` is located there, not at the property that refers to it)."""
+    via: tuple[str, ...] = ()
+    """Pointers of the ``$ref`` keywords the validation followed to reach :attr:`location`."""
 
     def __str__(self) -> str:
         where = ".".join(str(p) for p in self.path) or "(root)"
@@ -46,33 +55,112 @@ class KeywordValidator:
         self._checked = validators or ValidatorCache()
         self._compiled: dict[str, Draft202012Validator] = {}
 
-    def errors(self, schema: dict[str, Any], instance: Any) -> list[KeywordError]:
-        """Every error of ``instance`` against ``schema`` (the schema is checked first, like the grader)."""
+    def errors(self, schema: dict[str, Any], instance: Any, *, deep: bool = False) -> list[KeywordError]:
+        """Every error of ``instance`` against ``schema`` (the schema is checked first, like the grader).
+
+        ``deep`` adds, under a failed ``oneOf``/``anyOf``/``allOf``, the errors of its branches (a
+        keyword used inside a branch is broken only there)."""
         key = json.dumps(schema, sort_keys=True, separators=(",", ":"))
         validator = self._compiled.get(key)
         if validator is None:
             self._checked.get(schema)  # raises CaseError for an invalid schema
             validator = self._compiled[key] = Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
         found: list[KeywordError] = []
-        for error in validator.iter_errors(instance):
-            found.extend(_expand(error))
+        pending = list(validator.iter_errors(instance))
+        while pending:
+            error = pending.pop(0)
+            found.extend(_expand(error, schema))
+            if deep and str(error.validator) in _COMBINATORS:
+                pending.extend(error.context or [])
         return sorted(found, key=lambda e: [str(p) for p in e.path])
 
 
-def _expand(error: ValidationError) -> Iterator[KeywordError]:
+def resolve_ref(root: Mapping[str, Any], ref: Any) -> tuple[str, Any] | None:
+    """``(pointer, subschema)`` of a local reference (``#``, ``#/$defs/address``) in ``root``, or None."""
+    if not isinstance(ref, str) or (ref != "#" and not ref.startswith("#/")):
+        return None
+    target: Any = root
+    for raw in ref[2:].split("/") if ref != "#" else []:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, list) and token.isdigit() and int(token) < len(target):
+            target = target[int(token)]
+        elif isinstance(target, Mapping) and token in target:
+            target = target[token]
+        else:
+            return None
+    return ref[1:], target
+
+
+def locate(root: dict[str, Any], schema_path: Sequence[PathPart]) -> tuple[str, tuple[str, ...]]:
+    """Where a keyword of ``schema_path`` sits in ``root``: the pointer of its subschema (local
+    ``$ref`` targets resolved) and the pointers of the ``$ref`` keywords followed on the way."""
+    node: Any = root
+    here = ""
+    via: list[str] = []
+    for step in list(schema_path)[:-1]:
+        for _ in range(_MAX_REF_HOPS):
+            if isinstance(node, dict) and step != "$ref" and step in node:
+                node, here = node[step], pointer(here, step)
+                break
+            if isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+                node, here = node[step], pointer(here, step)
+                break
+            target = resolve_ref(root, node.get("$ref")) if isinstance(node, dict) else None
+            if target is None:
+                return here, tuple(via)
+            via.append(here)
+            here, node = target
+            if step == "$ref":
+                break
+        else:
+            return here, tuple(via)  # a reference cycle that never reaches ``step``
+    keyword = schema_path[-1] if schema_path else None
+    for _ in range(_MAX_REF_HOPS):  # the keyword itself may sit behind a reference
+        ref = node.get("$ref") if isinstance(node, dict) and keyword not in node else None
+        target = resolve_ref(root, ref) if keyword != "$ref" else None
+        if target is None:
+            break
+        via.append(here)
+        here, node = target
+    return here, tuple(via)
+
+
+def _expand(error: ValidationError, root: dict[str, Any]) -> Iterator[KeywordError]:
     path = tuple(error.absolute_path)
     schema_path = tuple(error.absolute_schema_path)
     keyword = str(error.validator)
+    location, via = locate(root, schema_path)
     if keyword == "required" and isinstance(error.instance, dict) and isinstance(error.validator_value, list):
         for name in error.validator_value:
             if name not in error.instance:
-                yield KeywordError(keyword, (*path, name), schema_path, f"'{name}' is a required property")
+                message = f"'{name}' is a required property"
+                yield KeywordError(keyword, (*path, name), schema_path, message, location, via)
         return
-    yield KeywordError(keyword, path, schema_path, error.message)
+    yield KeywordError(keyword, path, schema_path, error.message, location, via)
+
+
+def _inside(path: str, root: str) -> bool:
+    """Whether JSON pointer ``path`` is ``root`` or beneath it."""
+    return path == root or path.startswith(root + "/")
+
+
+def _counts_at(probe: KeywordProbe, error: KeywordError) -> bool:
+    """Whether ``error`` breaks the one keyword use a derived probe tests (see :attr:`KeywordProbe.scope`)."""
+    at = probe.pointer or ""
+    if probe.scope == "keyword":
+        return error.keyword in probe.keywords and error.location == at
+    if probe.scope == "under":
+        return _inside(error.location, at) or any(_inside(v, at) for v in error.via)
+    keyword = probe.keywords[0] if probe.keywords else ""
+    if keyword == "$ref":
+        return at in error.via
+    return _inside(error.location, pointer(at, keyword))
 
 
 def counts_for(probe: KeywordProbe, error: KeywordError) -> bool:
     """Whether ``error`` belongs to the keyword family ``probe`` tests."""
+    if probe.pointer is not None:
+        return _counts_at(probe, error)
     if not (probe.keywords or probe.through or probe.under):
         return False
     if probe.under and not (error.path and str(error.path[0]) in probe.under):
@@ -136,7 +224,8 @@ def check_call(
     args = call.get("arguments")
     if not isinstance(args, dict):
         return CallCheck(False, [f"arguments are not an object: {json.dumps(args)}"])
-    problems = [str(e) for e in validator.errors(tool.parameters, args) if counts_for(probe, e)]
+    found = validator.errors(tool.parameters, args, deep=probe.pointer is not None)
+    problems = [str(e) for e in found if counts_for(probe, e)]
     problems += _value_checks(probe, tool, args)
     omitted = bool(probe.fields) and not any(name in args for name in probe.fields)
     return CallCheck(not problems, problems, omitted)

@@ -6,7 +6,10 @@ Keyword statuses, decided in this order:
 ``rejected``           every answered request was refused by the provider (``schema_rejected`` or
                        ``bad_request``); the provider's messages are kept
 ``transformed``        fcbench's own dialect transform changed the probed keyword before sending
-                       (the changes are named, from the records' ``schema_changes``)
+                       (the changes are named, from the records' ``schema_changes``: the
+                       adapter's account of how the schema on the wire differs from the tool
+                       as given; a derived probe counts only changes of its keyword at its
+                       pointer, or at and beneath it for nested uses)
 ``untested``           no call was produced (text answers, provider failures such as rate limits)
 ``accepted_violated``  accepted, and at least one call broke the constraint
 ``accepted_enforced``  accepted, and every call honoured it
@@ -22,96 +25,30 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from fcbench import adapters
 from fcbench.adapters.base import Capabilities
 from fcbench.compat.checks import KeywordValidator, calls_of, check_call, judge_turn, turn_signature
+from fcbench.compat.matrix import (
+    CapabilityCell,
+    CapabilityRow,
+    CapabilityStatus,
+    CompatReport,
+    KeywordCell,
+    KeywordRow,
+    KeywordStatus,
+    SuiteProbes,
+)
 from fcbench.compat.probes import STREAM_SUFFIXES, CapabilityProbe, CompatPlan, KeywordProbe, build_plan
 from fcbench.endpoints import label_of
-from fcbench.errors import TargetError
+from fcbench.errors import ConfigError, TargetError
 from fcbench.store.records import RECORDS_FILE, iter_record_dicts, read_manifest
-
-KeywordStatus = Literal["rejected", "transformed", "untested", "accepted_violated", "accepted_enforced"]
-CapabilityStatus = Literal["honoured", "ignored", "partial", "rejected", "untested", "unsupported"]
 
 REJECTION_CODES = frozenset({"schema_rejected", "bad_request"})
 """Provider error codes that mean the provider refused the request itself."""
 _KEEP = 5
 """Distinct messages kept per cell."""
-
-
-class KeywordCell(BaseModel):
-    """One target's result for one keyword probe variant."""
-
-    status: KeywordStatus
-    observations: int = 0
-    rejected: int = 0
-    errors: dict[str, int] = Field(default_factory=dict)
-    """Other provider errors (coverage loss) by code."""
-    no_call: int = 0
-    """Accepted turns without a call."""
-    calls: int = 0
-    violating_calls: int = 0
-    omitted: int = 0
-    """Calls that left every probed value out (honoured only vacuously)."""
-    messages: list[str] = Field(default_factory=list)
-    """The provider's rejection messages, verbatim."""
-    transforms: list[str] = Field(default_factory=list)
-    """fcbench's own changes to the probed keyword, e.g. ``minLength removed at /properties/message``."""
-    violations: list[str] = Field(default_factory=list)
-    """Examples of what the violating calls did wrong."""
-
-
-class KeywordRow(BaseModel):
-    """One keyword probe variant across targets."""
-
-    case_id: str
-    probe: str
-    keyword: str
-    strict: bool
-    tool: str
-    cells: dict[str, KeywordCell]
-    """Target label -> cell."""
-
-
-class CapabilityCell(BaseModel):
-    """One target's result for one capability probe."""
-
-    status: CapabilityStatus
-    expressible: bool = True
-    """False when the dialect cannot put this request on the wire."""
-    observations: int = 0
-    honoured: int = 0
-    ignored: int = 0
-    inconclusive: int = 0
-    rejected: int = 0
-    errors: dict[str, int] = Field(default_factory=dict)
-    messages: list[str] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
-    """What the adapter could not map exactly about this request (from the records' ``notes``)."""
-
-
-class CapabilityRow(BaseModel):
-    """One capability probe across targets."""
-
-    probe: str
-    capability: str
-    cells: dict[str, CapabilityCell]
-
-
-class CompatReport(BaseModel):
-    """Both matrices of a compat run."""
-
-    run_id: str
-    run_dir: str
-    repeats: int
-    targets: list[dict[str, Any]]
-    """Manifest target entries (label, endpoint, dialect, model)."""
-    keywords: list[KeywordRow]
-    capabilities: list[CapabilityRow]
 
 
 _REQUEST_ID = re.compile(r"\b(request[_-]?id|req)[=:_]\s*[A-Za-z0-9_-]+", re.IGNORECASE)
@@ -129,7 +66,25 @@ def _keep(items: list[str], value: str) -> None:
         items.append(value)
 
 
+def _inside(path: str, roots: Sequence[str]) -> bool:
+    return any(path == root or path.startswith(root + "/") for root in roots)
+
+
+def _derived_change(probe: KeywordProbe, change: Mapping[str, Any]) -> bool:
+    """Whether a schema change touches the one keyword use a derived probe tests."""
+    path = str(change.get("path", ""))
+    if probe.scope == "keyword":
+        return path == probe.pointer and change.get("keyword") == probe.keyword
+    return _inside(path, probe.within or [probe.pointer or ""]) and change.get("keyword") != "parameters"
+
+
 def _relevant_changes(probe: KeywordProbe, changes: Iterable[Mapping[str, Any]]) -> list[str]:
+    if probe.pointer is not None:
+        return [
+            f"{c.get('keyword')} {c.get('action')} at {c.get('path') or '/'}"
+            for c in changes
+            if _derived_change(probe, c)
+        ]
     keywords = probe.changes_keywords()
     prefixes = tuple(f"/properties/{name}" for name in probe.under)
     found = []
@@ -296,13 +251,13 @@ def classify(
         by_key.setdefault((label, str(record.get("case_id"))), []).append(record)
     labels = [str(t["label"]) for t in targets]
     dialects = {str(t["label"]): str(t.get("dialect", "")) for t in targets}
-    tools = {t.name: t for ts in plan.suite.tool_sets.values() for t in ts}
     v = KeywordValidator()
     keyword_rows = []
     capability_rows: dict[str, CapabilityRow] = {}
     for case_id, request in plan.requests.items():
         if request.keyword is not None:
             probe = request.keyword
+            tools = {t.name: t for t in request.tools}
             cells = {
                 label: keyword_cell(probe, by_key.get((label, case_id), []), tools, v) for label in labels
             }
@@ -314,6 +269,9 @@ def classify(
                     strict=request.strict,
                     tool=probe.tool,
                     cells=cells,
+                    derived=probe.pointer is not None,
+                    property=probe.property,
+                    pointer=probe.pointer,
                 )
             )
         elif request.capability is not None and request.capability.id not in capability_rows:
@@ -337,15 +295,46 @@ def classify(
         targets=[dict(t) for t in targets],
         keywords=keyword_rows,
         capabilities=list(capability_rows.values()),
+        suite=_suite_probes(plan),
+    )
+
+
+def _suite_probes(plan: CompatPlan) -> SuiteProbes | None:
+    mine = plan.derived
+    if mine is None:
+        return None
+    info = mine.suite.info
+    return SuiteProbes(
+        name=info.name,
+        dataset_version=info.dataset_version,
+        dataset_hash=mine.suite.dataset_hash,
+        probes=len(mine.probes),
+        probes_hash=mine.digest,
     )
 
 
 def report_from_run(run_dir: Path) -> CompatReport:
-    """Re-derive both matrices from a compat run directory (its manifest and records)."""
+    """Re-derive both matrices from a compat run directory (its manifest and records).
+
+    A run with probes derived from a suite loads that suite again; it must still derive the
+    probe set the manifest pins (same hash), or the records would be judged by other probes."""
     manifest = read_manifest(run_dir)
     probes = manifest.filters.get("probes") or None
     strict = manifest.filters.get("strict", "both")
-    plan = build_plan(probes, strict)
+    pinned = manifest.filters.get("suite")
+    suite = str(pinned["ref"]) if isinstance(pinned, dict) and "ref" in pinned else None
+    only_suite = bool(manifest.filters.get("only_suite", False))
+    plan = build_plan(probes, strict, suite=suite, only_suite=only_suite)
+    if (
+        plan.derived is not None
+        and isinstance(pinned, dict)
+        and plan.derived.digest != pinned.get("probes_hash")
+    ):
+        raise ConfigError(
+            f"suite {suite!r} no longer derives the probes this run pinned (probes hash "
+            f"{pinned.get('probes_hash')}, now {plan.derived.digest}); restore the suite the run used",
+            path=str(run_dir),
+        )
     return classify(
         plan,
         iter_record_dicts(run_dir / RECORDS_FILE),
@@ -354,3 +343,21 @@ def report_from_run(run_dir: Path) -> CompatReport:
         run_dir=str(run_dir),
         repeats=manifest.repeats,
     )
+
+
+__all__ = [
+    "REJECTION_CODES",
+    "CapabilityCell",
+    "CapabilityRow",
+    "CapabilityStatus",
+    "CompatReport",
+    "KeywordCell",
+    "KeywordRow",
+    "KeywordStatus",
+    "SuiteProbes",
+    "capability_cell",
+    "classify",
+    "expressible",
+    "keyword_cell",
+    "report_from_run",
+]

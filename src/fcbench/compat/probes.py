@@ -10,6 +10,10 @@ Each probe variant becomes one :class:`ProbeRequest` with its own case id (``com
 ``compat.pattern.strict``, ``capability.tool_choice.none``, ``capability.stream.agrees.sse``),
 and the set of them becomes a suite-like :class:`~fcbench.suite.loader.Suite` so the ordinary
 records, grader and run directory apply.
+
+With a suite of the user's own (``fcbench compat --suite``), the keyword probes derived from its
+tools (:mod:`fcbench.compat.derive`) are planned after the shipped ones, with case ids
+``suite.<tool>.#<pointer>.<keyword>`` (plus ``.strict``); ``only_suite`` plans them alone.
 """
 
 from __future__ import annotations
@@ -18,14 +22,14 @@ import hashlib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
+from fcbench.compat.derive import DERIVE_VERSION, derive_probes, probes_digest
+from fcbench.compat.models import CapabilityProbe, KeywordProbe, ProbeSet
 from fcbench.config import RunConfig
 from fcbench.contract import Tool
 from fcbench.errors import ConfigError
-from fcbench.run import RunSpec, prepare
+from fcbench.run import RunSpec, prepare, suite_ref
 from fcbench.run.observe import TurnRequest
 from fcbench.suite.loader import Suite, load_suite
 from fcbench.suite.models import Case, SuiteInfo
@@ -37,6 +41,8 @@ SOURCE_SUITE = "core"
 """The built-in suite whose ``core`` and ``compatibility`` tool sets the probes use."""
 
 KEYWORD_PREFIX = "compat."
+DERIVED_PREFIX = "suite."
+"""Case-id prefix of the probes derived from a user's suite."""
 CAPABILITY_PREFIX = "capability."
 STRICT_SUFFIX = ".strict"
 STREAM_SUFFIXES = (".json", ".sse")
@@ -44,96 +50,6 @@ STREAM_SUFFIXES = (".json", ".sse")
 
 StrictChoice = Literal["off", "on", "both"]
 """Which strict-mode variants of the keyword probes to run."""
-
-_TOPICS = {
-    "tool_choice": "tool_choice",
-    "parallel_control": "parallel",
-    "strict_mode": "strict",
-    "streaming": "stream",
-}
-"""``requires`` kind -> the word an adapter note about it contains."""
-
-Expectation = Literal["call", "no_call", "named", "parallel", "single", "valid", "stream_agrees"]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class KeywordProbe(_Strict):
-    """A tool plus a prompt that tempts a violation of one keyword family, and how to check calls."""
-
-    id: str
-    keyword: str
-    """The row label in the keyword matrix."""
-    tool: str
-    """Name of a tool of the compatibility tool set."""
-    prompt: str
-    keywords: list[str] = Field(default_factory=list)
-    """Validation errors raised by these keywords count as violations."""
-    through: list[str] = Field(default_factory=list)
-    """Errors whose schema path passes through one of these keywords also count."""
-    under: list[str] = Field(default_factory=list)
-    """Only errors located under one of these top-level properties count (of any keyword unless
-    ``keywords``/``through`` narrow them; the property left out entirely counts only when
-    ``required`` is among ``keywords``, otherwise it is an omission)."""
-    transform_keywords: list[str] | None = None
-    """Schema changes of these keywords mark the probe ``transformed`` (default: ``keywords``;
-    with ``under`` set and nothing listed, any change under those properties)."""
-    fields: list[str] = Field(default_factory=list)
-    """Top-level properties carrying the probed values (a call sending none of them is counted as
-    having omitted the value: it honours the keyword only vacuously)."""
-    expect_values: dict[str, Any] = Field(default_factory=dict)
-    """Values the call must carry (instructions from the tool's description)."""
-    defaults: bool = False
-    """Every property left unspecified must be absent or equal to its schema ``default``."""
-    why: str = ""
-
-    @model_validator(mode="after")
-    def _has_a_check(self) -> KeywordProbe:
-        if not (self.keywords or self.through or self.under or self.expect_values or self.defaults):
-            raise ValueError(f"probe {self.id!r} checks nothing")
-        return self
-
-    def changes_keywords(self) -> list[str]:
-        """Keywords whose schema changes count as transforming this probe (empty: any, under ``under``)."""
-        if self.transform_keywords is not None:
-            return self.transform_keywords
-        return [] if self.under else self.keywords
-
-
-class CapabilityProbe(_Strict):
-    """A request for one behaviour and what honouring it means."""
-
-    id: str
-    capability: str
-    """The row label in the capability matrix."""
-    requires: str | None = None
-    """What the dialect must be able to express: ``tool_choice:<mode>``, ``parallel_control``,
-    ``strict_mode`` or ``streaming`` (see :class:`~fcbench.adapters.base.Capabilities`)."""
-    tools: list[str]
-    prompt: str
-    tool_choice: str = "auto"
-    parallel_tool_calls: bool | None = None
-    strict: bool = False
-    expect: Expectation
-    expected: dict[str, Any]
-    """The case's ``expected`` (for the ordinary grade stored in each record)."""
-
-    def topic(self) -> str | None:
-        """The word an adapter note about this probe's request contains (None: no such notes)."""
-        if self.requires is None:
-            return None
-        return _TOPICS.get(self.requires.partition(":")[0])
-
-
-class ProbeSet(_Strict):
-    """Everything in ``probes.json``."""
-
-    version: str
-    system: str
-    keyword_probes: list[KeywordProbe]
-    capability_probes: list[CapabilityProbe]
 
 
 @dataclass(frozen=True)
@@ -179,16 +95,19 @@ def _tool_index(source: Suite) -> dict[str, Tool]:
 
 
 def _keyword_requests(
-    probe: KeywordProbe, tools: dict[str, Tool], strict: StrictChoice
+    probe: KeywordProbe, tools: dict[str, Tool], strict: StrictChoice, source: str = SOURCE_SUITE
 ) -> list[ProbeRequest]:
     tool = tools.get(probe.tool)
     if tool is None:
-        raise ConfigError(f"compat probe {probe.id!r}: no tool {probe.tool!r} in suite {SOURCE_SUITE!r}")
+        raise ConfigError(f"compat probe {probe.id!r}: no tool {probe.tool!r} in suite {source!r}")
     variants = {"off": [False], "on": [True], "both": [False, True]}[strict]
+    derived = probe.pointer is not None
     requests = []
     for is_strict in variants:
-        case_id = KEYWORD_PREFIX + probe.id + (STRICT_SUFFIX if is_strict else "")
-        tags = ["compat", probe.id, "strict" if is_strict else "non-strict"]
+        prefix = DERIVED_PREFIX if derived else KEYWORD_PREFIX
+        case_id = prefix + probe.id + (STRICT_SUFFIX if is_strict else "")
+        tags = ["compat", *(["derived", probe.tool, probe.keyword] if derived else [probe.id])]
+        tags.append("strict" if is_strict else "non-strict")
         case = Case(
             id=case_id,
             prompt=probe.prompt,
@@ -239,6 +158,42 @@ def _capability_requests(probe: CapabilityProbe, tools: dict[str, Tool]) -> list
 
 
 @dataclass(frozen=True)
+class DerivedSet:
+    """The probes derived from a user's suite, and what pins them in the run's manifest."""
+
+    suite: Suite
+    """The user's suite, as loaded."""
+    ref: str
+    """How to load it again from any working directory (a resolved folder or a built-in name)."""
+    probes: list[KeywordProbe]
+    """One probe per keyword use, in derivation order."""
+    tools: dict[str, Tool]
+    """The suite's tools by name (the first definition of a name wins)."""
+    digest: str
+    """SHA-256 over the derivation rules' version, the probes and the tools."""
+
+    def pin(self) -> dict[str, object]:
+        """What the manifest's ``filters`` record about the derived probes."""
+        return {
+            "ref": self.ref,
+            "name": self.suite.info.name,
+            "dataset_version": self.suite.info.dataset_version,
+            "dataset_hash": self.suite.dataset_hash,
+            "derive_version": DERIVE_VERSION,
+            "probes": len(self.probes),
+            "probes_hash": self.digest,
+        }
+
+
+def derive_set(suite: str) -> DerivedSet:
+    """Load ``suite`` (a folder or a built-in name) and derive the keyword probes of its tools."""
+    loaded = load_suite(suite)
+    tools = _tool_index(loaded)
+    probes = derive_probes(list(tools.values()))
+    return DerivedSet(loaded, suite_ref(suite), probes, tools, probes_digest(probes, list(tools.values())))
+
+
+@dataclass(frozen=True)
 class CompatPlan:
     """The probe variants of one compat run and the suite-like object that carries them."""
 
@@ -246,22 +201,32 @@ class CompatPlan:
     requests: dict[str, ProbeRequest]
     """Case id -> probe variant, in plan order."""
     probes: ProbeSet
+    derived: DerivedSet | None = None
+    """The probes derived from the user's suite (None: shipped probes only)."""
 
 
-def select_probes(probes: ProbeSet, only: list[str] | None) -> ProbeSet:
-    """Keep only the probes whose id (or keyword/capability group) is listed; None keeps all."""
+def select_probes(
+    probes: ProbeSet, only: list[str] | None, derived: list[KeywordProbe] | None = None
+) -> tuple[ProbeSet, list[KeywordProbe]]:
+    """Keep only the probes whose id (or capability group; for derived probes also the tool or the
+    keyword) is listed.
+
+    None keeps all. Returns the shipped probes kept and the derived ones kept."""
+    derived = list(derived or [])
     if not only:
-        return probes
+        return probes, derived
     wanted = set(only)
     known = {p.id for p in probes.keyword_probes} | {p.id for p in probes.capability_probes}
     groups = {p.id.split(".")[0] for p in probes.capability_probes}
-    unknown = sorted(wanted - known - groups)
+    mine = {p.id for p in derived} | {p.tool for p in derived} | {p.keyword for p in derived}
+    unknown = sorted(wanted - known - groups - mine)
     if unknown:
         raise ConfigError(
-            f"unknown compat probe(s): {', '.join(unknown)}; known: {', '.join(sorted(known | groups))}",
+            f"unknown compat probe(s): {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(known | groups | mine))}",
             key="--probe",
         )
-    return probes.model_copy(
+    kept = probes.model_copy(
         update={
             "keyword_probes": [p for p in probes.keyword_probes if p.id in wanted],
             "capability_probes": [
@@ -269,11 +234,27 @@ def select_probes(probes: ProbeSet, only: list[str] | None) -> ProbeSet:
             ],
         }
     )
+    return kept, [p for p in derived if wanted & {p.id, p.tool, p.keyword}]
 
 
-def build_plan(only: list[str] | None = None, strict: StrictChoice = "both") -> CompatPlan:
-    """Expand the selected probes into probe variants and wrap them in a suite-like object."""
-    probes = select_probes(load_probes(), only)
+def build_plan(
+    only: list[str] | None = None,
+    strict: StrictChoice = "both",
+    *,
+    suite: str | None = None,
+    only_suite: bool = False,
+) -> CompatPlan:
+    """Expand the selected probes into probe variants and wrap them in a suite-like object.
+
+    ``suite`` adds the probes derived from that suite's tools; ``only_suite`` drops the shipped
+    probes (keyword and capability) and keeps only those."""
+    if only_suite and suite is None:
+        raise ConfigError("--only-suite needs --suite", key="--only-suite")
+    shipped = load_probes()
+    if only_suite:
+        shipped = shipped.model_copy(update={"keyword_probes": [], "capability_probes": []})
+    mine = derive_set(suite) if suite is not None else None
+    probes, derived = select_probes(shipped, only, mine.probes if mine else None)
     source = load_suite(SOURCE_SUITE)
     tools = _tool_index(source)
     requests: list[ProbeRequest] = []
@@ -281,38 +262,62 @@ def build_plan(only: list[str] | None = None, strict: StrictChoice = "both") -> 
         requests += _keyword_requests(keyword, tools, strict)
     for capability in probes.capability_probes:
         requests += _capability_requests(capability, tools)
-    digest = hashlib.sha256(source.dataset_hash.encode() + b"\0" + _probe_text().encode("utf-8")).hexdigest()
+    parts = [source.dataset_hash.encode(), _probe_text().encode("utf-8")]
+    version = f"{source.info.dataset_version}+compat.{probes.version}"
+    name = f"{SOURCE_SUITE}-compat"
+    if mine is not None:
+        for probe in derived:
+            requests += _keyword_requests(probe, mine.tools, strict, mine.suite.info.name)
+        parts += [mine.suite.dataset_hash.encode(), mine.digest.encode()]
+        version += f"+{mine.suite.info.name}.{mine.suite.info.dataset_version}.derived.{DERIVE_VERSION}"
+        name = f"{mine.suite.info.name}-compat"
+    if not requests:
+        raise ConfigError("no compat probe selected", key="--probe")
     info = SuiteInfo(
-        name=f"{SOURCE_SUITE}-compat",
-        dataset_version=f"{source.info.dataset_version}+compat.{probes.version}",
-        description="Schema-keyword and capability probes built from the core suite's tools.",
+        name=name,
+        dataset_version=version,
+        description="Schema-keyword and capability probes built from the core suite's tools"
+        + (f" and keyword probes derived from suite {mine.suite.info.name!r}." if mine else "."),
     )
-    suite = Suite(
+    suite_like = Suite(
         path=source.path,
         info=info,
         system=probes.system,
         tool_sets={name: list(tools) for name, tools in source.tool_sets.items()},
         cases=[r.case for r in requests],
-        dataset_hash=digest,
+        dataset_hash=hashlib.sha256(b"\0".join(parts)).hexdigest(),
     )
-    return CompatPlan(suite=suite, requests={r.case.id: r for r in requests}, probes=probes)
+    return CompatPlan(
+        suite=suite_like, requests={r.case.id: r for r in requests}, probes=probes, derived=mine
+    )
 
 
 def prepare_compat(
-    config: RunConfig, *, out_root: Path, probes: list[str] | None = None, strict: StrictChoice = "both"
+    config: RunConfig,
+    *,
+    out_root: Path,
+    probes: list[str] | None = None,
+    strict: StrictChoice = "both",
+    suite: str | None = None,
+    only_suite: bool = False,
 ) -> tuple[RunSpec, CompatPlan]:
     """A run of mode ``compat`` over the probe plan (targets and keys resolved before any request).
 
     The run is an ordinary :func:`fcbench.run.execute` run: one record per probe variant, target
-    and repeat, each variant asked the way :meth:`ProbeRequest.turn_request` says.
+    and repeat, each variant asked the way :meth:`ProbeRequest.turn_request` says. The manifest's
+    ``filters`` pin the selection and, with ``suite``, the derived probe set (its hash).
     """
-    plan = build_plan(probes, strict)
+    plan = build_plan(probes, strict, suite=suite, only_suite=only_suite)
     measured = config.model_copy(update={"modes": ["compat"], "categories": [], "tags": [], "cases": []})
+    filters: dict[str, object] = {"probes": probes or [], "strict": strict}
+    if plan.derived is not None:
+        filters["suite"] = plan.derived.pin()
+        filters["only_suite"] = only_suite
     spec = prepare(
         measured,
         out_root=out_root,
         suite=plan.suite,
         requests={case_id: request.turn_request() for case_id, request in plan.requests.items()},
-        filters={"probes": probes or [], "strict": strict},
+        filters=filters,
     )
     return spec, plan

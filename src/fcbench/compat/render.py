@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Sequence
 
-from fcbench.compat.classify import CapabilityCell, CompatReport, KeywordCell
+from fcbench.compat.matrix import CapabilityCell, CompatReport, KeywordCell, KeywordRow
 
 FORMATS = ("md", "json", "html")
 
@@ -55,8 +55,45 @@ def _md_text(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _row_name(keyword: str, strict: bool) -> str:
-    return f"{keyword} [strict]" if strict else keyword
+def _row_name(row: KeywordRow) -> str:
+    return f"{row.label()} [strict]" if row.strict else row.label()
+
+
+SUMMARY_VERBS: dict[str, str] = {
+    "rejected": "rejected by",
+    "transformed": "transformed by",
+    "accepted_violated": "violated by",
+    "accepted_enforced": "enforced by",
+    "untested": "untested on",
+}
+"""Keyword status -> the words before the target labels in the per-property summary."""
+
+
+def suite_summary(report: CompatReport) -> list[str]:
+    """One line per derived row: ``get_weather.city: pattern -> rejected by X; enforced by Y``."""
+    labels = [str(t["label"]) for t in report.targets]
+    lines = []
+    for row in report.keywords:
+        if not row.derived:
+            continue
+        groups: dict[str, list[str]] = {}
+        for label in labels:
+            groups.setdefault(row.cells[label].status, []).append(label)
+        parts = [
+            f"{SUMMARY_VERBS[status]} {', '.join(groups[status])}"
+            for status in SUMMARY_VERBS
+            if status in groups
+        ]
+        lines.append(f"{_row_name(row)} -> {'; '.join(parts)}")
+    return lines
+
+
+def _keyword_table(rows: Sequence[KeywordRow], labels: list[str], first: str) -> list[str]:
+    out = ["| {} | {} |\n|{}|\n".format(first, " | ".join(labels), "---|" * len(labels) + "---")]
+    for row in rows:
+        cells = " | ".join(_md_text(keyword_label(row.cells[label])) for label in labels)
+        out.append(f"| {_md_text(_row_name(row))} | {cells} |\n")
+    return out
 
 
 def render_markdown(report: CompatReport) -> str:
@@ -67,18 +104,29 @@ def render_markdown(report: CompatReport) -> str:
         f"# fcbench compat: {report.run_id}\n",
         f"Repeats per probe: {report.repeats}. Run: {report.run_dir}\n",
     ]
-    out.append("\n## Schema keywords x targets\n\n")
-    out.append(head.format("keyword", " | ".join(labels), "---|" * len(labels) + "---"))
-    for row in report.keywords:
-        cells = " | ".join(_md_text(keyword_label(row.cells[label])) for label in labels)
-        out.append(f"| {_md_text(_row_name(row.keyword, row.strict))} | {cells} |\n")
+    shipped = [row for row in report.keywords if not row.derived]
+    derived = [row for row in report.keywords if row.derived]
+    if shipped or not derived:
+        out.append("\n## Schema keywords x targets\n\n")
+        out.extend(_keyword_table(shipped, labels, "keyword"))
+    if report.suite is not None:
+        suite = report.suite
+        out.append(f"\n## Your tools: suite {suite.name} {suite.dataset_version}\n\n")
+        run = len({row.probe for row in derived})
+        out.append(
+            f"{suite.probes} keyword uses found in its tools, {run} probed "
+            f"(probe set {suite.probes_hash[:12]}).\n\n"
+        )
+        out.extend(f"- {_md_text(line)}\n" for line in suite_summary(report))
+        out.append("\n")
+        out.extend(_keyword_table(derived, labels, "tool.property: keyword"))
     out.append("\n## Capabilities x targets\n\n")
     out.append(head.format("capability", " | ".join(labels), "---|" * len(labels) + "---"))
     for cap in report.capabilities:
         cells = " | ".join(_md_text(capability_label(cap.cells[label])) for label in labels)
         out.append(f"| {_md_text(cap.capability)} | {cells} |\n")
     rejections = [
-        f"- {label}, {_row_name(row.keyword, row.strict)}: {_md_text(message)}\n"
+        f"- {label}, {_row_name(row)}: {_md_text(message)}\n"
         for row in report.keywords
         for label in labels
         for message in row.cells[label].messages
@@ -92,7 +140,7 @@ def render_markdown(report: CompatReport) -> str:
         out.append("\n## Rejections (provider messages)\n\n")
         out.extend(rejections)
     changes = [
-        f"- {label}, {_row_name(row.keyword, row.strict)}: {'; '.join(row.cells[label].transforms)}\n"
+        f"- {label}, {_row_name(row)}: {'; '.join(row.cells[label].transforms)}\n"
         for row in report.keywords
         for label in labels
         if row.cells[label].transforms
@@ -157,7 +205,7 @@ def render_html(report: CompatReport) -> str:
     labels = [str(t["label"]) for t in report.targets]
     keyword_rows = [
         (
-            _row_name(row.keyword, row.strict),
+            _row_name(row),
             [
                 (
                     row.cells[label].status,
@@ -169,6 +217,16 @@ def render_html(report: CompatReport) -> str:
         )
         for row in report.keywords
     ]
+    shipped = [r for r, row in zip(keyword_rows, report.keywords, strict=True) if not row.derived]
+    derived = [r for r, row in zip(keyword_rows, report.keywords, strict=True) if row.derived]
+    mine = ""
+    if report.suite is not None:
+        mine = (
+            f"<h2>Your tools: suite {_esc(report.suite.name)} {_esc(report.suite.dataset_version)}</h2><ul>"
+            + "".join(f"<li>{_esc(line)}</li>" for line in suite_summary(report))
+            + "</ul>"
+            + _html_table("tool.property: keyword", labels, derived)
+        )
     capability_rows = [
         (
             cap.capability,
@@ -184,7 +242,7 @@ def render_html(report: CompatReport) -> str:
         for cap in report.capabilities
     ]
     details = [
-        f"<li>{_esc(label)}, {_esc(_row_name(row.keyword, row.strict))}: {_esc(m)}</li>"
+        f"<li>{_esc(label)}, {_esc(_row_name(row))}: {_esc(m)}</li>"
         for row in report.keywords
         for label in labels
         for m in row.cells[label].messages + row.cells[label].transforms
@@ -194,8 +252,12 @@ def render_html(report: CompatReport) -> str:
         f"<title>fcbench compat {_esc(report.run_id)}</title><style>{_CSS}</style></head><body>"
         f"<h1>fcbench compat: {_esc(report.run_id)}</h1>"
         f"<p>Repeats per probe: {_esc(report.repeats)}. Run: {_esc(report.run_dir)}</p>"
-        "<h2>Schema keywords x targets</h2>"
-        + _html_table("keyword", labels, keyword_rows)
+        + (
+            "<h2>Schema keywords x targets</h2>" + _html_table("keyword", labels, shipped)
+            if shipped or not derived
+            else ""
+        )
+        + mine
         + "<h2>Capabilities x targets</h2>"
         + _html_table("capability", labels, capability_rows)
         + "<h2>Rejections and schema changes</h2><ul>"

@@ -5,7 +5,9 @@ The model's calls are executed here, never against a real system: every built-in
 gets its own :class:`FakeStore`; a :class:`FakeToolbox` validates each call against the offered
 schema, runs it, and returns a result envelope (``{"ok": true, "result": ...}`` or
 ``{"ok": false, "error": {"code", "message", "details", "retryable"}}``). Write calls are
-idempotent by :func:`idempotency_key`, and the store counts every side effect.
+idempotent by :func:`idempotency_key`, and the store counts every side effect. A suite's
+scripted fakes (``fakes.json``) become fake tools layered over :data:`REGISTRY`
+(:func:`scripted_registry`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from fcbench.fake_tools.results import (
     ToolFailure,
     error_code,
     fail,
+    failure,
     is_ok,
     is_retryable,
     ok,
 )
+from fcbench.fake_tools.scripted import scripted_registry
 from fcbench.fake_tools.store import CallContext, FakeStore, SideEffect, load_dataset
 from fcbench.fake_tools.toolbox import (
     REGISTRY,
@@ -46,9 +50,11 @@ __all__ = [
     "ToolFailure",
     "error_code",
     "fail",
+    "failure",
     "idempotency_key",
     "is_ok",
     "is_retryable",
     "load_dataset",
     "ok",
+    "scripted_registry",
 ]

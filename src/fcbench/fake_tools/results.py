@@ -50,13 +50,21 @@ def ok(result: dict[str, Any]) -> dict[str, Any]:
 
 def fail(code: ErrorCode, message: str, details: list[Any] | None = None) -> dict[str, Any]:
     """A failure envelope; ``details`` defaults to an empty list."""
+    return failure(code, message, details)
+
+
+def failure(
+    code: str, message: str, details: list[Any] | None = None, *, retryable: bool | None = None
+) -> dict[str, Any]:
+    """A failure envelope with any error code (a suite's scripted fakes name their own codes);
+    ``retryable`` None: true only for the codes in :data:`RETRYABLE_CODES`."""
     return {
         "ok": False,
         "error": {
             "code": code,
             "message": message,
             "details": list(details or []),
-            "retryable": code in RETRYABLE_CODES,
+            "retryable": code in RETRYABLE_CODES if retryable is None else retryable,
         },
     }
 
@@ -84,9 +92,10 @@ def error_code(envelope: Any) -> str | None:
 
 
 def is_retryable(envelope: Any) -> bool:
-    """True for a failure the same call may get past by retrying (a transient error)."""
-    if error_code(envelope) is None:
+    """True for a failure the same call may get past by retrying (a transient error): the
+    envelope's ``retryable`` when it is a boolean, else whether its code is in :data:`RETRYABLE_CODES`."""
+    code = error_code(envelope)
+    if code is None:
         return False
-    error = envelope.get("error")
-    flagged = isinstance(error, dict) and error.get("retryable") is True
-    return flagged or error_code(envelope) in RETRYABLE_CODES
+    flagged = envelope.get("error", {}).get("retryable") if isinstance(envelope.get("error"), dict) else None
+    return flagged if isinstance(flagged, bool) else code in RETRYABLE_CODES

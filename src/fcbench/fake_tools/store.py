@@ -44,6 +44,9 @@ class CallContext:
     tool: str
     key: str
     """Idempotency key of the call (also seeds the ids of records the call creates)."""
+    number: int = 1
+    """Which call of this tool it is in the conversation, from 1 (a redelivery of the same call,
+    same idempotency key, keeps its number)."""
 
 
 def _default_dataset_text() -> str:
@@ -84,6 +87,8 @@ class FakeStore:
     """How many write calls were answered from :attr:`replays` instead of being executed again."""
     attempts: dict[str, int] = field(default_factory=dict)
     """Per-object access counters (used to fail the first access of flaky objects)."""
+    call_numbers: dict[str, int] = field(default_factory=dict)
+    """Idempotency key -> which call of its tool it was (see :meth:`call_number`)."""
 
     @classmethod
     def fresh(cls, dataset: dict[str, Any] | None = None) -> FakeStore:
@@ -109,6 +114,14 @@ class FakeStore:
         before = self.attempts.get(name, 0)
         self.attempts[name] = before + 1
         return before
+
+    def call_number(self, tool: str, key: str) -> int:
+        """Which call of ``tool`` the call with idempotency ``key`` is, from 1: a new key counts one
+        more call of the tool, a key seen before (the same call delivered again) keeps its number."""
+        number = self.call_numbers.get(key)
+        if number is None:
+            number = self.call_numbers[key] = self.touch(f"calls:{tool}") + 1
+        return number
 
     def record(self, effect: SideEffect) -> None:
         """Count one state change."""

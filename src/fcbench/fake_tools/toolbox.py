@@ -9,6 +9,12 @@ the way a careful application would:
 3. a write call is looked up by its idempotency key (:func:`idempotency_key`): a replay returns
    the first result and never makes a second side effect;
 4. the implementation runs against the conversation's :class:`FakeStore`.
+
+The registry a toolbox uses is :data:`REGISTRY` unless it is given another: a suite's scripted
+fakes (:func:`fcbench.fake_tools.scripted.scripted_registry`) are layered over it, so scripted
+and built-in fakes go through this one path. Every call of an offered tool with a fake gets its
+number (the Nth call of that tool in the conversation, :meth:`FakeStore.call_number`) before its
+arguments are checked, so an invalid call counts too and a redelivered call keeps its number.
 """
 
 from __future__ import annotations
@@ -34,9 +40,13 @@ class FakeTool:
     """One fake tool implementation."""
 
     name: str
+    """The tool name the fake answers for."""
     run: Implementation
+    """The implementation."""
     writes: bool
     """Write tools change the store; their calls are idempotent by key."""
+    latency_ms: float = 0.0
+    """How long the tool takes to answer; the caller waits this long (a real wait) after running it."""
 
 
 REGISTRY: Mapping[str, FakeTool] = MappingProxyType(
@@ -78,6 +88,9 @@ class Execution:
     """True when the result came from the idempotency table (no execution)."""
     key: str | None = None
     """Idempotency key (write tools only)."""
+    latency_ms: float = 0.0
+    """How long the caller waits before taking the result (the fake's latency; 0 when the tool did
+    not run: a replay, an unknown tool, invalid arguments)."""
 
     @property
     def ok(self) -> bool:
@@ -123,18 +136,19 @@ class FakeToolbox:
                 f"Tool {call.name!r} has no fake implementation; it cannot be executed in this benchmark."
             )
             return Execution(answer_id, call.name, fail("NOT_IMPLEMENTED", message))
+        key = idempotency_key(self.conversation_id, answer_id, call.name, call.arguments)
+        number = self.store.call_number(call.name, key)
         problems = self._argument_problems(tool, call)
         if problems:
             message = "The tool arguments did not match the schema."
             return Execution(answer_id, call.name, fail("INVALID_ARGUMENTS", message, problems))
         arguments: dict[str, Any] = call.arguments
-        key = idempotency_key(self.conversation_id, answer_id, call.name, arguments)
         if fake.writes and key in self.store.replays:
             self.store.replayed += 1
             return Execution(answer_id, call.name, self.store.replays[key], replayed=True, key=key)
         before = self.store.side_effect_count
         context = CallContext(
-            conversation_id=self.conversation_id, call_id=answer_id, tool=call.name, key=key
+            conversation_id=self.conversation_id, call_id=answer_id, tool=call.name, key=key, number=number
         )
         try:
             content = fake.run(self.store, arguments, context)
@@ -143,7 +157,14 @@ class FakeToolbox:
         if fake.writes and not is_retryable(content):
             self.store.replays[key] = content
         changed = self.store.side_effect_count > before
-        return Execution(answer_id, call.name, content, side_effect=changed, key=key if fake.writes else None)
+        return Execution(
+            answer_id,
+            call.name,
+            content,
+            side_effect=changed,
+            key=key if fake.writes else None,
+            latency_ms=fake.latency_ms,
+        )
 
     def _argument_problems(self, tool: Tool, call: ToolCall) -> list[str]:
         if call.parse_error is not None:

@@ -13,6 +13,9 @@ Stages, each reported separately in the verdict:
 2. the tool decision (``decision``);
 3. schema validity of every call's arguments, exactly as produced, against the offered tool;
 4. semantic correctness of the graded calls' arguments against the case's expectation.
+
+After the profile, whatever it is, the calls of write tools that the case did not expect are
+listed in ``verdict.unexpected_writes`` (:mod:`fcbench.grading.writes`).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from fcbench.grading.verdict import (
     Verdict,
     WrongValue,
 )
+from fcbench.grading.writes import with_unexpected_writes
 from fcbench.schema.validate import ValidatorCache
 from fcbench.suite.models import Case
 
@@ -128,4 +132,4 @@ def grade(
         validators=validators if validators is not None else ValidatorCache(),
         anomalies=anomaly_codes(anomalies),
     )
-    return strategy(inp)
+    return with_unexpected_writes(inp, strategy(inp))

@@ -33,6 +33,10 @@ a call as JSON text instead of making it, or called a tool that was not offered,
 does an opening turn whose decision is wrong for the case (:func:`recovery_verdict`: answering
 at once where the case expects a look-up first is no recovery). A record passes only when the
 success rule holds and no turn failed.
+
+Writes the case did not expect are listed in ``verdict.unexpected_writes``: the opening turn's,
+as the grader judged it against the case, then every call of a forbidden write tool in a later
+turn (:func:`forbidden_writes`, added by :func:`recovery_verdict`).
 """
 
 from __future__ import annotations
@@ -65,6 +69,23 @@ call, the turn limit, or a provider error."""
 
 
 @dataclass(frozen=True)
+class Delivery:
+    """One delivery of a call to the fake tools (a call is delivered more than once only under a
+    tool fault such as ``duplicate_delivery``)."""
+
+    content: Any
+    """The result envelope this delivery produced."""
+    side_effect: bool = False
+    """True when this delivery changed the store."""
+    replayed: bool = False
+    """True when this delivery was answered from the idempotency table (no execution)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The transcript form of this delivery."""
+        return {"content": self.content, "side_effect": self.side_effect, "replayed": self.replayed}
+
+
+@dataclass(frozen=True)
 class ExecutedCall:
     """One call of a turn and the result sent back for it."""
 
@@ -76,7 +97,12 @@ class ExecutedCall:
     source: Literal["fake", "inject"] = "fake"
     """``fake``: a fake tool ran; ``inject``: the scenario's scripted result replaced it."""
     side_effect: bool = False
+    """True when a delivery of this call changed the store."""
     replayed: bool = False
+    """True when the result sent back came from the idempotency table."""
+    deliveries: tuple[Delivery, ...] = ()
+    """Every delivery to the fake tools, in order, when there was more than one (the last one's
+    result is ``content``); empty for an ordinary single delivery."""
 
     @property
     def ok(self) -> bool:
@@ -99,7 +125,7 @@ class ExecutedCall:
             "source": self.source,
             "side_effect": self.side_effect,
             "replayed": self.replayed,
-        }
+        } | ({"deliveries": [d.to_json() for d in self.deliveries]} if self.deliveries else {})
 
 
 @dataclass(frozen=True)
@@ -118,6 +144,8 @@ class Transcript:
     ended: EndReason = "turn_limit"
     side_effects: int = 0
     """State changes the fake tools made."""
+    replayed: int = 0
+    """Write deliveries the fake tools answered from their idempotency table."""
     evidence: list[tuple[str, Any]] = field(default_factory=list)
     """``(tool, content)`` of successful tool results in the case's history (they support claims too)."""
 
@@ -299,6 +327,7 @@ def _score(
             success=success,
             turns=len(transcript.turns),
             side_effects=transcript.side_effects,
+            replayed=transcript.replayed,
             errors=errors,
             claims=list(claims),
             reasons=[why],
@@ -405,8 +434,26 @@ def expect_matcher(
     return matches
 
 
+def forbidden_writes(
+    spec: RecoverySpec, transcript: Transcript, writes: Iterable[str], *, after_turn: int = 1
+) -> list[str]:
+    """The tool name of each call of a forbidden (``forbid_tools``) write tool in the turns after
+    ``after_turn`` (the opening turn's unexpected calls are the grader's), in order."""
+    unsafe = set(spec.forbid_tools) & set(writes)
+    return [
+        executed.call.name
+        for turn in transcript.turns[after_turn:]
+        for executed in turn.executed
+        if executed.call.name in unsafe
+    ]
+
+
 def recovery_verdict(
-    turn_verdict: Verdict, recovery: RecoveryVerdict, *, expected_kind: str | None = None
+    turn_verdict: Verdict,
+    recovery: RecoveryVerdict,
+    *,
+    expected_kind: str | None = None,
+    later_writes: Sequence[str] = (),
 ) -> Verdict:
     """The verdict of a recovery record: the scored turn's verdict with the conversation's score.
 
@@ -414,7 +461,8 @@ def recovery_verdict(
     ``expected_kind``): when its decision is wrong, turn 1 fails. A recovery record passes only
     when the conversation met its success rule and no turn failed
     (``recovery.failed_turns``); a provider error is never a pass (``not_scored``, coverage loss).
-    The failed turns' reasons are added to the verdict's ``reasons``.
+    The failed turns' reasons are added to the verdict's ``reasons``, and ``later_writes``
+    (:func:`forbidden_writes`) to its ``unexpected_writes``.
     """
     scored = turn_verdict.decision != "not_scored"
     opening_wrong = scored and not decision_is_right(turn_verdict.decision, expected_kind)
@@ -423,6 +471,11 @@ def recovery_verdict(
         recovery = _with_failed_turns(recovery, [(1, f"{turn_verdict.decision}: {why}")])
     passed = recovery.success and scored and not recovery.failed_turns
     lines = [r for r in recovery.reasons if _TURN_LINE.match(r) and r not in turn_verdict.reasons]
-    return turn_verdict.model_copy(
-        update={"passed": passed, "recovery": recovery, "reasons": [*turn_verdict.reasons, *lines]}
-    )
+    update: dict[str, Any] = {
+        "passed": passed,
+        "recovery": recovery,
+        "reasons": [*turn_verdict.reasons, *lines],
+    }
+    if later_writes:
+        update["unexpected_writes"] = [*turn_verdict.unexpected_writes, *later_writes]
+    return turn_verdict.model_copy(update=update)

@@ -7,6 +7,8 @@ Shape (DESIGN.md)::
      "semantic_exact": false, "missing": [],
      "wrong": [{"key": "weight_grams", "expected": 750, "actual": "750"}],
      "unexpected": [], "anomalies": [], "reasons": [...], "calls_scored": 1}
+
+``repairs`` and ``unexpected_writes`` appear only when they list something.
 """
 
 from __future__ import annotations
@@ -145,7 +147,10 @@ class RecoveryVerdict(_Frozen):
     turns: int
     """Model turns played."""
     side_effects: int = 0
-    """State changes the fake tools made."""
+    """State changes the fake tools made (built-in and scripted write tools; a replayed write makes none)."""
+    replayed: int = 0
+    """Write deliveries answered from the idempotency table instead of being executed again (the
+    first result returned, no second side effect), e.g. under the ``duplicate_delivery`` tool fault."""
     errors: int = 0
     """Error results the model received."""
     claims: list[str] = Field(default_factory=list)
@@ -193,12 +198,18 @@ class Verdict(_Frozen):
     repairs: list[Repair] = Field(default_factory=list)
     """The repairs applied before scoring, in order (``repairs`` profile); empty under every other
     profile, and left out of the serialised form when empty, so other verdicts serialise as before."""
+    unexpected_writes: list[str] = Field(default_factory=list)
+    """Severe: one tool name per call of a write tool that the case did not expect (a wrong tool,
+    a call where none was expected, an extra call, a call that guessed a missing value; in recovery
+    also a forbidden write tool called after the opening turn), see :mod:`fcbench.grading.writes`;
+    left out of the serialised form when empty."""
 
     @model_serializer(mode="wrap")
-    def _without_empty_repairs(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _without_empty_lists(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if not data.get("repairs"):
-            data.pop("repairs", None)
+        for name in ("repairs", "unexpected_writes"):
+            if not data.get(name):
+                data.pop(name, None)
         return data
 
     @property

@@ -242,6 +242,18 @@ class TargetMetrics(BaseModel):
     """Scorable observations that needed at least one repair, out of scorable observations; null
     unless the metrics were computed with a profile that repairs (``repairs``). Multi-turn modes
     keep their own verdicts and are never repaired."""
+    unexpected_writes: Rate = Field(default_factory=Rate)
+    """Severe: scorable observations with at least one call of a write tool the case did not expect
+    (``verdict.unexpected_writes``: a wrong, extra or unasked-for call that would have changed
+    state, worse than an unexpected read), out of scorable observations."""
+    unexpected_write_calls: int = 0
+    """Calls of write tools the case did not expect, over the scorable observations."""
+    side_effects: int = 0
+    """State changes the fake tools made, summed over the scorable multi-turn conversations
+    (``verdict.recovery.side_effects``)."""
+    replayed_writes: int = 0
+    """Write deliveries the fake tools answered from their idempotency table instead of executing
+    them again (``verdict.recovery.replayed``), over the scorable conversations."""
 
 
 class CaseSummary(BaseModel):

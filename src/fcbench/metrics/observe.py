@@ -77,9 +77,12 @@ class VerdictFacts:
         "reasons",
         "recovery",
         "repairs",
+        "replayed",
         "schema_valid",
         "scores",
         "semantic_exact",
+        "side_effects",
+        "unexpected_writes",
         "unscorable",
     )
 
@@ -102,6 +105,14 @@ class VerdictFacts:
             if isinstance(recovery, dict)
             else None
         )
+        writes = v.get("unexpected_writes")
+        self.unexpected_writes = len(writes) if isinstance(writes, list) else 0
+        """Calls of write tools the case did not expect (``verdict.unexpected_writes``)."""
+        recovered = recovery if isinstance(recovery, dict) else {}
+        self.side_effects = _count(recovered.get("side_effects"))
+        """State changes the conversation's fake tools made (``verdict.recovery.side_effects``)."""
+        self.replayed = _count(recovered.get("replayed"))
+        """Write deliveries answered from the idempotency table (``verdict.recovery.replayed``)."""
         repairs = attempt(repair_counts, v)
         reasons = () if self.passed else attempt(_reason_tuple, v)
         self.repairs: dict[str, int] = {} if isinstance(repairs, BaseException) else repairs
@@ -117,6 +128,11 @@ class VerdictFacts:
     def anomalies(self) -> list[Any]:
         """The verdict's own anomaly entries, as listed."""
         return kept_value(self._anomalies)
+
+
+def _count(value: Any) -> int:
+    """A recorded count, or 0 when it is not a non-negative integer."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def anomaly_list(value: Any) -> list[Any]:

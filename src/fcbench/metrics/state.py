@@ -242,6 +242,11 @@ def _add_verdict(group: GroupState, facts: VerdictFacts, calls: bool, n: int) ->
         group.repaired += n
         for kind, count in repairs.items():
             group.repairs[kind] = group.repairs.get(kind, 0) + count * n
+    if facts.unexpected_writes:
+        group.unexpected_writes += n
+        group.unexpected_write_calls += n * facts.unexpected_writes
+    group.side_effects += n * facts.side_effects
+    group.replayed += n * facts.replayed
     if facts.recovery is not None:
         success, name = facts.recovery
         group.recovery[1] += n
@@ -306,6 +311,11 @@ class GroupState:
     """Repair kind -> repairs in the scorable observations' verdicts."""
     repaired: int = 0
     """Scorable observations whose verdict lists at least one repair."""
+    unexpected_writes: int = 0
+    """Scorable observations with at least one unexpected write call."""
+    unexpected_write_calls: int = 0
+    side_effects: int = 0
+    replayed: int = 0
     cases: dict[str, CaseState] = field(default_factory=dict)
     verdicts: dict[tuple[VerdictFacts, bool], int] = field(default_factory=dict)
     """(verdict, outcome is tool calls) -> scorable observations, from the settled cases."""
@@ -461,5 +471,9 @@ def _target_metrics(
         drifting_cases=drifting,
         repairs=dict(sorted(g.repairs.items())),
         repaired=Rate(n=g.repaired, d=scorable) if repairs else None,
+        unexpected_writes=Rate(n=g.unexpected_writes, d=scorable),
+        unexpected_write_calls=g.unexpected_write_calls,
+        side_effects=g.side_effects,
+        replayed_writes=g.replayed,
     )
     return metrics, [summary for _, summary in summaries]

@@ -1,6 +1,8 @@
 """Markdown report: every failure type per target side by side, each rate as ``rate% (n/d) [low–high]``.
 
-The bracket is the rate's Wilson score 95% interval. Beside the rates: anomalies per code, the
+The bracket is the rate's Wilson score 95% interval. Right after the summary, when there are any,
+the write calls the cases did not expect (severe) and the side effects the fake tools counted.
+Beside the rates: anomalies per code, the
 repairs per kind (under a profile that repairs), the cases whose arguments drift over repeats,
 and stream parity when both modes were run.
 
@@ -60,7 +62,15 @@ def render_markdown(metrics: RunMetrics, worst: int = WORST_CASES) -> str:
         "model metrics.",
         "",
     ]
-    out += _summary(metrics) + [""] + _operations(metrics) + [""] + _pass_hat_k(metrics) + [""]
+    out += (
+        _summary(metrics)
+        + [""]
+        + _writes(metrics)
+        + _operations(metrics)
+        + [""]
+        + _pass_hat_k(metrics)
+        + [""]
+    )
     out += _breakdown(metrics, "Pass rate by category", "category", lambda t: t.by_category) + [""]
     out += _breakdown(metrics, "Pass rate by tag", "tag", lambda t: t.by_tag) + [""]
     out += _confusion(metrics) + [""] + _worst(metrics, worst) + [""] + _anomalies(metrics) + [""]
@@ -85,6 +95,33 @@ def _summary(metrics: RunMetrics) -> list[str]:
         cells += [stab, str(sum(t.provider_errors.values()))]
         rows.append(cells)
     return ["## Summary", ""] + table(header, rows)
+
+
+def _writes(metrics: RunMetrics) -> list[str]:
+    """Unexpected write calls (severe) and side effects per target; nothing when there are none."""
+    shown = [t for t in metrics.targets if t.unexpected_write_calls or t.side_effects or t.replayed_writes]
+    if not shown:
+        return []
+    intro = (
+        "**Severe:** calls of write tools the case did not expect (a wrong, extra or unasked-for call "
+        "that would have changed state), worse than an unexpected read. Side effects are the state "
+        "changes the fake tools made; replayed writes were answered from the idempotency table."
+    )
+    header = ["Target", "Mode", "Unexpected write calls (severe)", "Calls", "Side effects", "Replayed writes"]
+    rows = [
+        [
+            md_escape(t.target),
+            md_escape(t.mode),
+            ("**" + fmt_rate_ci(t.unexpected_writes) + "**")
+            if t.unexpected_write_calls
+            else fmt_rate_ci(t.unexpected_writes),
+            str(t.unexpected_write_calls),
+            str(t.side_effects),
+            str(t.replayed_writes),
+        ]
+        for t in shown
+    ]
+    return ["## Unexpected write calls and side effects", "", intro, ""] + table(header, rows) + [""]
 
 
 def _operations(metrics: RunMetrics) -> list[str]:

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+
+from fcbench.report.fit import fitted
 
 if TYPE_CHECKING:  # the metrics stack loads only for a summary, not for every verb printing data
     from fcbench.metrics import Rate, RunMetrics
@@ -35,12 +36,12 @@ def _cell(rate: Rate) -> str:
 
 def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     """Print one row per target and mode (observed, provider errors, decisions, schema validity,
-    semantics, pass rate), then each provider error code with an example; return the metrics."""
+    semantics, pass rate), then the unexpected write calls (severe) and side effects, then each
+    provider error code with an example; return the metrics."""
     from fcbench.metrics import compute_metrics
 
     metrics = compute_metrics(run_dir)
-    table = Table(title=terminal_text(f"fcbench run {run_dir.name}"))
-    for column in (
+    columns = (
         "target",
         "mode",
         "observed",
@@ -49,14 +50,11 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
         "schema-valid",
         "exact args",
         "pass",
-    ):
-        table.add_column(column)
-    for t in sorted(metrics.targets, key=lambda t: (t.target, t.mode)):
-        if not t.observed:
-            continue
-        table.add_row(
-            terminal_text(t.target),
-            terminal_text(t.mode),
+    )
+    rows = [
+        (
+            _UNSAFE.sub("", t.target),
+            _UNSAFE.sub("", t.mode),
             str(t.observed),
             str(sum(t.provider_errors.values())),
             _cell(t.selection_accuracy),
@@ -64,9 +62,28 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
             _cell(t.semantic_exact),
             _cell(t.pass_rate),
         )
-    console.print(table)
+        for t in sorted(metrics.targets, key=lambda t: (t.target, t.mode))
+        if t.observed
+    ]
+    console.print(fitted(columns, rows, width=console.width, title=f"fcbench run {run_dir.name}"))
+    print_writes(console, metrics)
     print_provider_errors(console, metrics)
     return metrics
+
+
+def print_writes(console: Console, metrics: RunMetrics) -> None:
+    """Per target and mode: unexpected write calls (severe, in bold red) and side effects, when any."""
+    for t in sorted(metrics.targets, key=lambda t: (t.target, t.mode)):
+        where = terminal_text(f"{t.target} [{t.mode}]")
+        if t.unexpected_write_calls:
+            line = (
+                f"SEVERE unexpected write calls {where}: {t.unexpected_write_calls} call(s) in "
+                f"{_cell(t.unexpected_writes)} of observations"
+            )
+            console.print(f"[bold red]{line}[/bold red]", highlight=False, soft_wrap=True)
+        if t.side_effects or t.replayed_writes:
+            line = f"side effects {where}: {t.side_effects} (replayed writes: {t.replayed_writes})"
+            console.print(line, highlight=False, soft_wrap=True)
 
 
 def print_provider_errors(console: Console, metrics: RunMetrics) -> None:

@@ -53,6 +53,7 @@ from fcbench.store.records import (
     record_key,
     write_manifest,
 )
+from fcbench.suite.imports import text_sha256
 from fcbench.suite.loader import Suite, load_suite
 from fcbench.transport import Limits, RetryPolicy, Transport
 
@@ -147,7 +148,7 @@ def prepare(
     (compat probes: one request shape per case id). ``check_keys=False`` skips the API keys (a
     dry run sends nothing).
     """
-    suite = suite if suite is not None else load_suite(config.suite)
+    suite = suite if suite is not None else load_suite(config.suite, config.tools_from_mcp)
     if config.dataset_version and config.dataset_version != suite.info.dataset_version:
         raise ConfigError(
             f"config pins dataset {config.dataset_version} but suite {suite.info.name!r} is "
@@ -296,7 +297,10 @@ def _manifest(
         planned=len(plan),
         planned_by=planned_by(plan),
         shard=str(spec.shard) if spec.shard else None,
+        tool_faults=list(config.tool_faults),
         started_at=now_iso(),
+        system_prompt=f"sha256:{text_sha256(spec.suite.system)}" if spec.suite.system else "none",
+        tool_imports=list(spec.suite.tool_imports),
         filters=spec.filters
         if spec.filters is not None
         else {
@@ -379,6 +383,7 @@ async def execute(
             seed=config.seed,
             requests=spec.requests,
             headers=headers,
+            tool_faults=frozenset(config.tool_faults),
         )
         sink = progress or ProgressSink()
         already = Counter(p.target.label for p in plan if p.key in done)

@@ -73,6 +73,9 @@ class ObservationContext:
     """Case id -> request shape, for ``probe`` modes (compat: each probe variant asks its own way)."""
     headers: RequestHeaders | None = None
     """Extra request headers per observation and turn."""
+    tool_faults: frozenset[str] = frozenset()
+    """Faults the harness injects between the model and the fake tools in multi-turn modes
+    (config ``tool_faults``; see :mod:`fcbench.run.recovery`)."""
 
 
 @dataclass(frozen=True)

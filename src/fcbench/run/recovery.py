@@ -5,9 +5,12 @@ A recovery case is played as a conversation over the target's own tool-result pr
 1. the messages start as the case's history plus its prompt;
 2. each turn goes through the one observation kernel (:func:`fcbench.run.observe.send_turn`:
    tool choice ``auto``, not streamed);
-3. every call of the reply is executed on its own: by the scenario's scripted result when an
-   ``inject`` entry names this call (the Nth call of that tool in the conversation), otherwise by
-   the fake tools (:mod:`fcbench.fake_tools`) over a store private to this conversation;
+3. every call of the reply is executed on its own, in order: by the scenario's scripted result
+   when an ``inject`` entry names this call (the Nth call of that tool in the conversation),
+   otherwise by the fake tools (:mod:`fcbench.fake_tools`) over a store private to this
+   conversation: the suite's scripted fakes (``fakes.json``,
+   :func:`fcbench.fake_tools.scripted_registry`) layered over the built-in ones; a fake's
+   ``latency_ms`` is waited for (``asyncio.sleep``) after each execution;
 4. the assistant turn (``turn.assistant``, which carries the dialect's opaque ``provider_state``)
    and exactly one :class:`~fcbench.contract.ToolResultMessage` per call are appended, and the
    loop goes on.
@@ -17,6 +20,19 @@ them) is answered with the key the adapter put in ``provider_state[<dialect>]["c
 there is one, else with no id (the adapter then pairs it with the first unanswered call of that
 name, in call order); its idempotency key uses a synthetic ``turn<T>-call<I>`` id.
 
+Tool faults (config ``tool_faults``, :data:`DELIVERIES`) change how calls reach the fake tools.
+``duplicate_delivery`` plays an at-least-once queue between the model and the tools: every call
+that reaches the fake tools is delivered twice in a row, with the same conversation, call id and
+arguments, so the same idempotency key. A write tool's second delivery is answered from the
+idempotency table (the first result, no second side effect: delivered 2, side effects 1,
+replayed 1); a read tool is executed again (reads are safe to repeat; a scripted fake answers
+the redelivery as the same call, its number unchanged). The model is sent the second delivery's
+result, exactly one result per call as every dialect requires (a second result for the same call
+id is a protocol error in several of them, which would test the provider, not the
+application's idempotency). The transcript keeps both deliveries (``deliveries`` on the call's
+result) and the record counts ``verdict.recovery.side_effects`` and ``replayed``. A scenario's
+``inject`` result replaces the tool, so it is never delivered to the fake tools, once or twice.
+
 The loop stops when the scenario's success rule is met (``repaired_call``), when the model
 answers in text or refuses, when it calls a forbidden tool, after ``max_turns`` model turns, or
 at the first provider error (coverage loss: the record is ``not_scored``). Nothing is graded
@@ -25,8 +41,10 @@ here: :mod:`fcbench.grading.recovery` scores the transcript.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from fcbench.adapters.base import ParsedTurn
@@ -38,15 +56,17 @@ from fcbench.contract import (
     ToolCallsOutcome,
     ToolResultMessage,
 )
-from fcbench.fake_tools import FakeStore, FakeToolbox, is_ok, load_dataset
+from fcbench.fake_tools import Execution, FakeStore, FakeToolbox, is_ok, load_dataset, scripted_registry
 from fcbench.grading.recovery import (
     ClaimMatcher,
+    Delivery,
     EndReason,
     ExecutedCall,
     Transcript,
     TurnLog,
     effective_spec,
     expect_matcher,
+    forbidden_writes,
     recovery_verdict,
     score_transcript,
 )
@@ -68,6 +88,14 @@ from fcbench.suite.models import Injection, RecoverySpec
 
 STORE_FILE = "store.json"
 """A suite folder may hold its own fake-tools data set under this name (else the packaged one is used)."""
+
+DELIVERIES: Mapping[str, int] = MappingProxyType({"duplicate_delivery": 2})
+"""Tool fault -> how many times each call is delivered to the fake tools (default once)."""
+
+
+def deliveries(faults: Sequence[str] | frozenset[str]) -> int:
+    """How many times each call is delivered to the fake tools under ``faults``."""
+    return max((DELIVERIES[f] for f in faults if f in DELIVERIES), default=1)
 
 
 def suite_dataset(suite: Suite) -> dict[str, Any]:
@@ -123,6 +151,8 @@ class Conversation:
     """The canonical conversation as it stood at the end."""
     store: FakeStore | None = None
     """The fake tools' state at the end."""
+    writes: frozenset[str] = frozenset()
+    """The offered tools that write (by their fake, or by the offered tool's ``side_effect``)."""
 
 
 class _Loop:
@@ -136,8 +166,13 @@ class _Loop:
         self.store = FakeStore.fresh(suite_dataset(ctx.suite))
         conversation_id = f"{ctx.run_id}/{planned.target.label}/{planned.case.id}/{planned.repeat}"
         self.toolbox = FakeToolbox(
-            self.request.tools, self.store, conversation_id=conversation_id, validators=ctx.validators
+            self.request.tools,
+            self.store,
+            conversation_id=conversation_id,
+            validators=ctx.validators,
+            registry=scripted_registry(ctx.suite.fakes, self.request.tools),
         )
+        self.deliveries = deliveries(ctx.tool_faults)
         self.injector = Injector(spec.inject)
         self.matches = expect_matcher(spec.expect_call, self.request.tools, ctx.validators)
         evidence = [
@@ -145,19 +180,41 @@ class _Loop:
             for m in planned.case.history
             if isinstance(m, ToolResultMessage) and not m.is_error and reports_success(m.content)
         ]
-        self.result = Conversation(transcript=Transcript(evidence=evidence), store=self.store)
+        writes = frozenset(t.name for t in self.request.tools if self.toolbox.writes(t.name))
+        self.result = Conversation(transcript=Transcript(evidence=evidence), store=self.store, writes=writes)
 
-    def execute(self, turn_no: int, turn: ParsedTurn, calls: Sequence[ToolCall]) -> list[ExecutedCall]:
-        """Run every call of one turn (each independently) and return what was sent back."""
+    async def deliver(self, call: ToolCall, call_id: str) -> list[Execution]:
+        """Deliver one call to the fake tools as many times as the tool faults say, waiting each
+        execution's latency; every delivery's execution, in order."""
+        runs: list[Execution] = []
+        for _ in range(self.deliveries):
+            run = self.toolbox.execute(call, call_id=call_id)
+            if run.latency_ms > 0:
+                await asyncio.sleep(run.latency_ms / 1000)
+            runs.append(run)
+        return runs
+
+    async def execute(self, turn_no: int, turn: ParsedTurn, calls: Sequence[ToolCall]) -> list[ExecutedCall]:
+        """Run every call of one turn (each independently, in order) and return what was sent back."""
         executed: list[ExecutedCall] = []
         for index, (call, result_id) in enumerate(zip(calls, result_ids(calls, turn.assistant), strict=True)):
             scripted = self.injector.take(call.name)
             if scripted is not None:
                 executed.append(ExecutedCall(call, result_id, scripted, source="inject"))
                 continue
-            run = self.toolbox.execute(call, call_id=result_id or f"turn{turn_no}-call{index}")
+            runs = await self.deliver(call, result_id or f"turn{turn_no}-call{index}")
+            last = runs[-1]
             executed.append(
-                ExecutedCall(call, result_id, run.content, side_effect=run.side_effect, replayed=run.replayed)
+                ExecutedCall(
+                    call,
+                    result_id,
+                    last.content,
+                    side_effect=any(r.side_effect for r in runs),
+                    replayed=last.replayed,
+                    deliveries=tuple(Delivery(r.content, r.side_effect, r.replayed) for r in runs)
+                    if len(runs) > 1
+                    else (),
+                )
             )
         return executed
 
@@ -197,7 +254,7 @@ class _Loop:
                 transcript.turns.append(TurnLog(outcome))
                 transcript.ended = "provider_error" if isinstance(outcome, ProviderErrorOutcome) else "answer"
                 break
-            executed = self.execute(turn_no, turn, outcome.calls)
+            executed = await self.execute(turn_no, turn, outcome.calls)
             self.log_turn(turn_no, sent, executed)
             transcript.turns.append(TurnLog(outcome, tuple(executed)))
             messages.append(
@@ -214,6 +271,7 @@ class _Loop:
                 transcript.ended = stop
                 break
         transcript.side_effects = self.store.side_effect_count
+        transcript.replayed = self.store.replayed
         self.result.messages = messages
         return self.result
 
@@ -248,5 +306,8 @@ async def observe_recovery(ctx: ObservationContext, planned: Planned) -> Record:
     final = sent[-1]
     scored = final if isinstance(final.exchange.turn.outcome, ProviderErrorOutcome) else sent[0]
     turn_verdict = grade_turn(ctx, planned, scored, ctx.suite.tools_for(planned.case))
-    verdict = recovery_verdict(turn_verdict, score, expected_kind=planned.case.expected.kind)
+    later = forbidden_writes(effective_spec(planned.case), conversation.transcript, conversation.writes)
+    verdict = recovery_verdict(
+        turn_verdict, score, expected_kind=planned.case.expected.kind, later_writes=later
+    )
     return make_record(ctx, planned, started_at, sent, verdict, scored=scored, turns=conversation.log)

@@ -58,13 +58,36 @@ def _blob_lines(content: bytes) -> Iterator[dict[str, Any]]:
             yield blob
 
 
+READ_CHUNK_BYTES = 1 << 20
+"""How much of a blob file a reader takes at a time."""
+
+
+def _stream_members(fh: IO[bytes]) -> Iterator[bytes]:
+    """The decompressed content of each complete gzip member of ``fh``, one at a time (memory holds
+    one member, not the file); a torn or damaged member ends the stream, as in :func:`_complete_members`."""
+    decoder = zlib.decompressobj(wbits=31)
+    parts: list[bytes] = []
+    while chunk := fh.read(READ_CHUNK_BYTES):
+        while chunk:
+            try:
+                parts.append(decoder.decompress(chunk))
+            except zlib.error:
+                return
+            if not decoder.eof:
+                break
+            yield b"".join(parts)
+            parts, chunk = [], decoder.unused_data
+            decoder = zlib.decompressobj(wbits=31)
+
+
 def iter_blobs(path: Path) -> Iterator[dict[str, Any]]:
-    """Every complete blob line of a blob file (a torn last member and damaged lines are ignored)."""
+    """Every complete blob line of a blob file, read member by member (a torn last member and damaged
+    lines are ignored)."""
     if not path.exists():
         return
-    _, members = _complete_members(path.read_bytes())
-    for content in members:
-        yield from _blob_lines(content)
+    with path.open("rb") as fh:
+        for content in _stream_members(fh):
+            yield from _blob_lines(content)
 
 
 def load_blobs(run_dir: Path) -> dict[str, Any]:

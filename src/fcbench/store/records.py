@@ -21,6 +21,7 @@ from fcbench.endpoints import label_of, target_label
 from fcbench.errors import RunStateError
 from fcbench.grading.verdict import Verdict
 from fcbench.store.blobs import BLOBS_FILE, BlobStore, DurableAppender
+from fcbench.suite.imports import ToolImport
 
 RECORD_VERSION = "2"
 """Version of the record format. 2: typed outcome, anomalies, usage and verdict (with the recovery
@@ -90,7 +91,9 @@ class RecordedTurn(BaseModel):
     """The provider's finish or stop reason, as sent."""
     results: list[dict[str, Any]] = Field(default_factory=list)
     """One entry per call: ``call_id``, ``name``, ``content`` sent back, ``is_error``, ``error_code``,
-    ``source`` (``fake`` or ``inject``), ``side_effect``, ``replayed``."""
+    ``source`` (``fake`` or ``inject``), ``side_effect``, ``replayed``; and ``deliveries`` (one
+    entry per delivery to the fake tools) when the call was delivered more than once (tool fault
+    ``duplicate_delivery``)."""
     latency_ms: float | None = None
     """Wall time of this turn's exchange, retries included."""
     attempts: int = 1
@@ -192,12 +195,20 @@ class Manifest(BaseModel):
     """Planned observations per target label and mode (modes apply to different cases)."""
     shard: str | None = None
     """``I/N`` when this directory holds one shard of a plan."""
+    tool_faults: list[str] = Field(default_factory=list)
+    """Faults injected between the model and the fake tools (config ``tool_faults``, e.g.
+    ``duplicate_delivery``); empty for an ordinary run."""
     started_at: str
     """UTC start time, ISO 8601."""
     finished_at: str | None = None
     """UTC time every planned observation was recorded; null while incomplete."""
     filters: dict[str, Any] = Field(default_factory=dict)
     """Case filters (``categories``, ``tags``, ``cases``) or, for compat runs, the probe selection."""
+    system_prompt: str | None = None
+    """``none`` when no system prompt was sent, else ``sha256:<hex>`` of the one sent (null in runs
+    recorded before this field existed)."""
+    tool_imports: list[ToolImport] = Field(default_factory=list)
+    """Tool sets converted from another format or listed by an MCP server: source, format, hash, count."""
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:

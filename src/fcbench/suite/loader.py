@@ -1,11 +1,12 @@
 """Load a suite folder (or a built-in suite by name), checking everything, with file:line errors.
 
-A suite is a folder::
+A suite is a folder, or one YAML or JSON file holding the same parts (:mod:`fcbench.suite.onefile`)::
 
     suite.json                 {"name", "dataset_version", "description"}
-    system.txt                 the system prompt (must not be empty)
+    system.txt                 optional: the system prompt (absent or empty: no system prompt is sent)
     tools.<set>.json           {"tools": [...]} one file per tool set: tools.core.json is set "core",
-                               tools.compatibility.json is set "compatibility", and so on
+                               tools.compatibility.json is set "compatibility", and so on; the list
+                               may be in any format of :mod:`fcbench.suite.imports`
     cases.jsonl                one case per line; blank lines are allowed
     recovery.jsonl             optional: multi-turn recovery scenarios (cases with ``recovery`` set)
     store.json                 optional: the fake tools' data set for this suite's recovery scenarios
@@ -18,7 +19,8 @@ are described in :mod:`fcbench.suite.reading`.
 
 The dataset hash is a SHA-256 over the files the loader reads, in name order, each as its name,
 a NUL byte, its decoded text (BOM removed, CRLF read as LF) encoded as UTF-8, and a NUL byte: it
-changes with any content change and not with line-ending conversion.
+changes with any content change and not with line-ending conversion. Tool sets taken from MCP
+servers (``tool_sources``) add their ``tools/list`` result under the name ``mcp:<set>``.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,17 +39,20 @@ from fcbench.contract import Tool
 from fcbench.errors import CaseError
 from fcbench.suite.checks import ToolContext, case_findings
 from fcbench.suite.fakes import FakeScripts, ToolScript
+from fcbench.suite.imports import ToolImport, read_tool_list
+from fcbench.suite.mcp_tools import fetch_sources, hash_sources, with_sources
 from fcbench.suite.models import Case, ClaimRules, SuiteInfo
 from fcbench.suite.reading import (
     ProblemList,
-    array_spans,
     decode_lines,
     decode_text,
     json_error_message,
+    json_key_lines,
+    line_at,
     locate,
     strict_json_loads,
 )
-from fcbench.suite.tools import Finding, pydantic_findings, tool_findings
+from fcbench.suite.tools import Finding, pydantic_findings
 
 SUITE_FILE = "suite.json"
 SYSTEM_FILE = "system.txt"
@@ -62,6 +67,13 @@ TOOL_SET_FILE = re.compile(r"^tools\.([a-z0-9][a-z0-9_-]*)\.json$")
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 """Folder holding the built-in suites, one subfolder each."""
+ONE_FILE_SUFFIXES = frozenset({".yaml", ".yml", ".json"})
+"""Suffixes of a one-file suite."""
+ONE_FILE_NAMES = ("suite.yaml", "suite.yml")
+"""A folder without ``suite.json`` holding one of these (``fcbench init``'s layout) means that file."""
+
+Report = Callable[[Sequence[Finding]], None]
+"""Where a check sends its findings (paths inside the value checked); the caller adds file and line."""
 
 
 @dataclass(frozen=True)
@@ -69,11 +81,11 @@ class Suite:
     """A loaded, fully checked suite."""
 
     path: Path
-    """The suite folder."""
+    """The suite folder, or the file of a one-file suite."""
     info: SuiteInfo
     """Name, dataset version and description from ``suite.json``."""
     system: str
-    """The system prompt (``system.txt`` with line endings normalised and trailing newlines removed)."""
+    """The system prompt (line endings normalised, trailing newlines removed); empty: none is sent."""
     tool_sets: dict[str, list[Tool]]
     """Tool sets by name (``core`` from ``tools.core.json`` and so on)."""
     cases: list[Case]
@@ -84,6 +96,8 @@ class Suite:
     """What counts as claiming a result in a recovery answer (``claims.json``; none when absent)."""
     fakes: dict[str, ToolScript] = field(default_factory=dict)
     """Scripted fake tools by tool name (``fakes.json``; none when absent)."""
+    tool_imports: list[ToolImport] = field(default_factory=list)
+    """Tool sets that were converted from another format or taken from an MCP server."""
 
     @property
     def name(self) -> str:
@@ -120,11 +134,13 @@ def builtin_suites() -> list[str]:
 
 
 def resolve_suite(name_or_path: str | Path) -> Path:
-    """The folder of a suite given by built-in name or by path.
+    """The folder (or one-file suite) of a suite given by built-in name or by path.
 
     A :class:`~pathlib.Path`, a string containing a path separator, or a string naming something
     that exists is a path; any other string is a built-in suite name. A path to a file inside a
-    suite folder (for example its ``cases.jsonl``) means that folder.
+    suite folder (for example its ``cases.jsonl``) means that folder; any other ``.yaml``, ``.yml``
+    or ``.json`` file is a one-file suite, and so is a folder's ``suite.yaml`` (or ``suite.yml``)
+    when the folder has no ``suite.json``.
     """
     if isinstance(name_or_path, str):
         if not name_or_path.strip():
@@ -144,11 +160,17 @@ def resolve_suite(name_or_path: str | Path) -> Path:
     if path.is_file():
         if (path.parent / SUITE_FILE).is_file():
             return path.parent
+        if path.suffix.lower() in ONE_FILE_SUFFIXES:
+            return path
         raise CaseError(
-            f"is a file; a suite is a folder holding {SUITE_FILE}, {SYSTEM_FILE}, "
-            f"{CORE_TOOLS_FILE} and {CASES_FILE}",
+            f"is a file; a suite is a folder holding {SUITE_FILE}, {CORE_TOOLS_FILE} and {CASES_FILE}, "
+            "or one .yaml, .yml or .json file",
             path=str(path),
         )
+    if not (path / SUITE_FILE).is_file():
+        one_file = [path / name for name in ONE_FILE_NAMES if (path / name).is_file()]
+        if len(one_file) == 1:
+            return one_file[0]
     return path
 
 
@@ -159,6 +181,7 @@ class _Reader:
         self.folder = folder
         self.problems = ProblemList()
         self.texts: dict[str, str] = {}
+        self.imports: list[ToolImport] = []
 
     def display(self, name: str) -> str:
         return str(self.folder / name)
@@ -174,14 +197,14 @@ class _Reader:
             self.problems.add(self.display(name), None, f"cannot be read: {exc.strerror or exc}")
             return None
 
-    def read_text(self, name: str) -> str | None:
+    def read_text(self, name: str, *, may_be_empty: bool = False) -> str | None:
         data = self.read(name)
         if data is None:
             return None
         text = decode_text(data, self.display(name), self.problems)
         if text is None:
             return None
-        if not text.strip():
+        if not text.strip() and not may_be_empty:
             self.problems.add(self.display(name), 1, "file is empty")
             return None
         self.texts[name] = text
@@ -210,11 +233,95 @@ class _Reader:
             line = locate(text, span[0], span[1], finding.keys)
             self.problems.add(self.display(name), line, str(finding.under(*prefix)))
 
+    def reporter(self, name: str, text: str) -> Report:
+        """A :data:`Report` placing findings at their line in the JSON file ``name`` holding ``text``."""
+        lines = json_key_lines(text)
+
+        def report(findings: Sequence[Finding]) -> None:
+            for finding in findings:
+                self.problems.add(self.display(name), line_at(lines, finding.keys), str(finding))
+
+        return report
+
     def dataset_hash(self) -> str:
         digest = hashlib.sha256()
         for name in sorted(self.texts):
             digest.update(name.encode("utf-8") + b"\0" + self.texts[name].encode("utf-8") + b"\0")
         return digest.hexdigest()
+
+
+def check_info(data: Any, report: Report) -> SuiteInfo | None:
+    """The suite's identity (``suite.json``, or the top level of a one-file suite)."""
+    try:
+        info = SuiteInfo.model_validate(data)
+    except ValidationError as exc:
+        report(pydantic_findings(exc, data))
+        return None
+    empty = [
+        Finding((key,), "must not be empty")
+        for key in ("name", "dataset_version")
+        if not getattr(info, key).strip()
+    ]
+    report(empty)
+    return info
+
+
+def check_claims(data: Any, report: Report) -> ClaimRules:
+    """What counts as claiming a result (``claims.json`` or ``claims:``); none when invalid."""
+    try:
+        return ClaimRules.model_validate(data)
+    except ValidationError as exc:
+        report(pydantic_findings(exc, data))
+        return ClaimRules()
+
+
+def check_fakes(data: Any, context: ToolContext, report: Report) -> dict[str, ToolScript]:
+    """Scripted fake tools (``fakes.json`` or ``fakes:``), each naming a tool of some tool set."""
+    try:
+        scripts = FakeScripts.model_validate(data).root
+    except ValidationError as exc:
+        report(pydantic_findings(exc, data))
+        return {}
+    known = {tool.name for tools in context.tool_sets.values() for tool in tools}
+    unknown = [
+        Finding((name,), "no tool of this name in any tool set") for name in scripts if name not in known
+    ]
+    if unknown and not context.broken_sets:
+        report(unknown)
+    return scripts
+
+
+def check_case(data: Any, context: ToolContext, report: Report) -> Case | None:
+    """One case object, checked against the tools it is offered."""
+    if not isinstance(data, dict):
+        report([Finding((), f"a case must be a JSON object, not {type(data).__name__}")])
+        return None
+    try:
+        case = Case.model_validate(data)
+    except ValidationError as exc:
+        report(pydantic_findings(exc, data))
+        return None
+    report(case_findings(case, context))
+    return case
+
+
+def check_case_ids(parsed: Sequence[tuple[Report, str, Case]]) -> None:
+    """Duplicate ids and dangling ``paraphrase_of`` among cases given as (report, where shown, case)."""
+    first_seen: dict[str, str] = {}
+    for report, where, case in parsed:
+        if case.id in first_seen:
+            report([Finding(("id",), f"duplicate id {case.id!r} (first used on {first_seen[case.id]})")])
+        else:
+            first_seen[case.id] = where
+    for report, _, case in parsed:
+        target = case.paraphrase_of
+        if target is not None and (target == case.id or target not in first_seen):
+            reason = "is the case itself" if target == case.id else "is not the id of any case in this suite"
+            report([Finding(("paraphrase_of",), f"{target!r} {reason}")])
+
+
+def _whole(reader: _Reader, name: str, text: str) -> Report:
+    return lambda findings: reader.add_findings(name, text, (0, len(text)), findings)
 
 
 def _load_info(reader: _Reader) -> SuiteInfo | None:
@@ -225,100 +332,38 @@ def _load_info(reader: _Reader) -> SuiteInfo | None:
     if not isinstance(data, dict):
         reader.problems.add(reader.display(SUITE_FILE), 1, "must be a JSON object")
         return None
-    try:
-        info = SuiteInfo.model_validate(data)
-    except ValidationError as exc:
-        reader.add_findings(SUITE_FILE, text, (0, len(text)), pydantic_findings(exc, data))
-        return None
-    for key in ("name", "dataset_version"):
-        if not getattr(info, key).strip():
-            reader.add_findings(SUITE_FILE, text, (0, len(text)), [Finding((key,), "must not be empty")])
-    return info
+    return check_info(data, _whole(reader, SUITE_FILE, text))
 
 
-def _load_claims(reader: _Reader) -> ClaimRules:
-    if not (reader.folder / CLAIMS_FILE).is_file():
-        return ClaimRules()
-    loaded = reader.read_json(CLAIMS_FILE)
-    if loaded is None:
-        return ClaimRules()
-    text, data = loaded
-    try:
-        return ClaimRules.model_validate(data)
-    except ValidationError as exc:
-        reader.add_findings(CLAIMS_FILE, text, (0, len(text)), pydantic_findings(exc, data))
-        return ClaimRules()
+def _load_optional(reader: _Reader, name: str) -> tuple[str, Any] | None:
+    return reader.read_json(name) if (reader.folder / name).is_file() else None
 
 
-def _load_fakes(reader: _Reader, context: ToolContext) -> dict[str, ToolScript]:
-    if not (reader.folder / FAKES_FILE).is_file():
-        return {}
-    loaded = reader.read_json(FAKES_FILE)
-    if loaded is None:
-        return {}
-    text, data = loaded
-    whole = (0, len(text))
-    try:
-        scripts = FakeScripts.model_validate(data).root
-    except ValidationError as exc:
-        reader.add_findings(FAKES_FILE, text, whole, pydantic_findings(exc, data))
-        return {}
-    known = {tool.name for tools in context.tool_sets.values() for tool in tools}
-    unknown = [
-        Finding((name,), "no tool of this name in any tool set") for name in scripts if name not in known
-    ]
-    if unknown and not context.broken_sets:
-        reader.add_findings(FAKES_FILE, text, whole, unknown)
-    return scripts
-
-
-def _load_tool_set(reader: _Reader, name: str) -> list[Tool] | None:
+def _load_tool_set(reader: _Reader, name: str, set_name: str) -> list[Tool] | None:
     loaded = reader.read_json(name)
     if loaded is None:
         return None
     text, data = loaded
-    whole = (0, len(text))
-    if not isinstance(data, dict) or not isinstance(data.get("tools"), list):
-        reader.add_findings(name, text, whole, [Finding(("tools",), 'must be {"tools": [ ... ]}')])
-        return None
-    extra = [Finding((key,), "unknown key") for key in data if key != "tools"]
-    reader.add_findings(name, text, whole, extra)
-    if not data["tools"]:
-        reader.add_findings(name, text, whole, [Finding(("tools",), "the tool list is empty")])
-        return None
-    spans = array_spans(text, "tools")
-    tools: list[Tool] = []
-    failed = bool(extra)
-    for index, raw in enumerate(data["tools"]):
-        span = spans[index] if index < len(spans) else whole
-        try:
-            tools.append(Tool.model_validate(raw))
-        except ValidationError as exc:
-            failed = True
-            reader.add_findings(name, text, span, pydantic_findings(exc, raw), prefix=("tools", index))
-    if failed:
-        return None
-    findings = tool_findings(tools)
-    for finding in findings:
-        position = finding.keys[0]
-        span = spans[position] if isinstance(position, int) and position < len(spans) else whole
-        reader.add_findings(
-            name, text, span, [Finding(finding.keys[1:], finding.message)], ("tools", position)
-        )
-    return None if findings else tools
+    tools, findings, record = read_tool_list(data, original=text, source=name, tool_set=set_name)
+    reader.reporter(name, text)(findings)
+    if record is not None:
+        reader.imports.append(record)
+    return tools
 
 
-def _load_tool_sets(reader: _Reader) -> ToolContext:
+def _load_tool_sets(reader: _Reader, given: Sequence[str]) -> ToolContext:
     sets: dict[str, list[Tool]] = {}
     broken: set[str] = set()
     names = sorted(p.name for p in reader.folder.iterdir() if TOOL_SET_FILE.match(p.name))
-    if CORE_TOOLS_FILE not in names:
+    if CORE_TOOLS_FILE not in names and "core" not in given:
         reader.problems.add(reader.display(CORE_TOOLS_FILE), None, "file is missing")
         broken.add("core")
     for file_name in names:
         match = TOOL_SET_FILE.match(file_name)
         assert match is not None
-        tools = _load_tool_set(reader, file_name)
+        if match.group(1) in given:
+            continue  # replaced by a tool source
+        tools = _load_tool_set(reader, file_name, match.group(1))
         if tools is None:
             broken.add(match.group(1))
         else:
@@ -326,27 +371,25 @@ def _load_tool_sets(reader: _Reader) -> ToolContext:
     return ToolContext(tool_sets=sets, broken_sets=frozenset(broken))
 
 
+def _line_reporter(reader: _Reader, file_name: str, number: int) -> Report:
+    where = reader.display(file_name)
+
+    def report(findings: Sequence[Finding]) -> None:
+        for finding in findings:
+            reader.problems.add(where, number, str(finding))
+
+    return report
+
+
 def _parse_case_line(
     reader: _Reader, file_name: str, number: int, line: str, context: ToolContext
 ) -> Case | None:
-    where = reader.display(file_name)
     try:
         data = strict_json_loads(line)
     except ValueError as exc:
-        reader.problems.add(where, number, json_error_message(exc))
+        reader.problems.add(reader.display(file_name), number, json_error_message(exc))
         return None
-    if not isinstance(data, dict):
-        reader.problems.add(where, number, f"a case must be a JSON object, not {type(data).__name__}")
-        return None
-    try:
-        case = Case.model_validate(data)
-    except ValidationError as exc:
-        for finding in pydantic_findings(exc, data):
-            reader.problems.add(where, number, str(finding))
-        return None
-    for finding in case_findings(case, context):
-        reader.problems.add(where, number, str(finding))
-    return case
+    return check_case(data, context, _line_reporter(reader, file_name, number))
 
 
 def _load_case_file(reader: _Reader, file_name: str, context: ToolContext) -> list[tuple[str, int, Case]]:
@@ -374,54 +417,76 @@ def _load_cases(reader: _Reader, context: ToolContext) -> list[Case]:
     parsed = _load_case_file(reader, CASES_FILE, context)
     if (reader.folder / RECOVERY_FILE).is_file():
         parsed += _load_case_file(reader, RECOVERY_FILE, context)
-    first_seen: dict[str, str] = {}
-    for file_name, number, case in parsed:
-        if case.id in first_seen:
-            reader.problems.add(
-                reader.display(file_name),
-                number,
-                f"id: duplicate id {case.id!r} (first used on {first_seen[case.id]})",
+    check_case_ids(
+        [
+            (
+                _line_reporter(reader, name, number),
+                f"line {number}" if name == CASES_FILE else f"{name} line {number}",
+                case,
             )
-        else:
-            first_seen[case.id] = (
-                f"line {number}" if file_name == CASES_FILE else f"{file_name} line {number}"
-            )
-    for file_name, number, case in parsed:
-        target = case.paraphrase_of
-        if target is not None and (target == case.id or target not in first_seen):
-            reason = "is the case itself" if target == case.id else "is not the id of any case in this suite"
-            reader.problems.add(reader.display(file_name), number, f"paraphrase_of: {target!r} {reason}")
+            for name, number, case in parsed
+        ]
+    )
     return [case for _, _, case in parsed]
 
 
-def load_suite(name_or_path: str | Path) -> Suite:
-    """Load and check a suite by built-in name (``core``) or folder path.
+def load_suite(name_or_path: str | Path, tool_sources: Sequence[str] = ()) -> Suite:
+    """Load and check a suite by built-in name (``core``), folder path or one-file suite path.
 
-    Raises :class:`~fcbench.errors.CaseError` (a :class:`~fcbench.suite.reading.SuiteError`
-    listing every problem, each as ``file:line: field: message``) when anything is wrong.
+    ``tool_sources`` are MCP server commands (``[SET=]COMMAND ARGS``, set ``core`` by default) whose
+    ``tools/list`` result becomes that tool set. Raises :class:`~fcbench.errors.CaseError` (a
+    :class:`~fcbench.suite.reading.SuiteError` listing every problem, each as
+    ``file:line: field: message``) when anything is wrong.
     """
-    folder = resolve_suite(name_or_path)
-    reader = _Reader(folder)
+    path = resolve_suite(name_or_path)
+    sourced = fetch_sources(tool_sources)  # before reading: cases are checked against these tools
+    if path.is_file():
+        from fcbench.suite.onefile import load_one_file  # the one-file form builds on this module
+
+        return load_one_file(path, sourced)
+    reader = _Reader(path)
     info = _load_info(reader)
-    system = reader.read_text(SYSTEM_FILE)
-    context = _load_tool_sets(reader)
+    system = reader.read_text(SYSTEM_FILE, may_be_empty=True) if (path / SYSTEM_FILE).exists() else ""
+    context = with_sources(_load_tool_sets(reader, [s.tool_set for s in sourced]), sourced)
     cases = _load_cases(reader, context)
-    if (folder / STORE_FILE).is_file():
+    if (path / STORE_FILE).is_file():
         reader.read_json(STORE_FILE)  # the fake tools' data is part of what a recovery run measures
-    claims = _load_claims(reader)
-    fakes = _load_fakes(reader, context)
+    claims_file = _load_optional(reader, CLAIMS_FILE)
+    claims = (
+        check_claims(claims_file[1], _whole(reader, CLAIMS_FILE, claims_file[0]))
+        if claims_file
+        else ClaimRules()
+    )
+    fakes_file = _load_optional(reader, FAKES_FILE)
+    fakes = (
+        check_fakes(fakes_file[1], context, _whole(reader, FAKES_FILE, fakes_file[0])) if fakes_file else {}
+    )
+    hash_sources(reader.texts, sourced)
     reader.problems.raise_if_any()
     assert info is not None and system is not None
     return Suite(
-        path=folder,
+        path=path,
         info=info,
-        system=system.rstrip("\n"),
+        system=system.rstrip("\n") if system.strip() else "",
         tool_sets={name: list(tools) for name, tools in context.tool_sets.items()},
         cases=cases,
         dataset_hash=reader.dataset_hash(),
         claims=claims,
         fakes=fakes,
+        tool_imports=[*reader.imports, *(s.record for s in sourced)],
     )
 
 
-__all__ = ["BUILTIN_DIR", "Suite", "builtin_suites", "load_suite", "resolve_suite"]
+__all__ = [
+    "BUILTIN_DIR",
+    "Report",
+    "Suite",
+    "builtin_suites",
+    "check_case",
+    "check_case_ids",
+    "check_claims",
+    "check_fakes",
+    "check_info",
+    "load_suite",
+    "resolve_suite",
+]

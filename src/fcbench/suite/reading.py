@@ -14,6 +14,7 @@ one :class:`SuiteError` listing them all, one per line.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Sequence
@@ -236,3 +237,56 @@ def locate(text: str, start: int, end: int, keys: Sequence[str | int]) -> int:
             break
         found = offset = match.start()
     return line_of(text, found)
+
+
+def json_key_lines(text: str) -> dict[tuple[str | int, ...], int]:
+    """The line of every value of a JSON document, by its path (object keys and array indexes).
+
+    A member's line is the line of its key (where an editor shows the problem); an array element's
+    is the line where it starts. ``text`` must already be known to parse. An empty dict when the
+    document nests too deeply to walk.
+    """
+    lines: dict[tuple[str | int, ...], int] = {}
+    decoder = json.JSONDecoder()
+    breaks = [i for i, ch in enumerate(text) if ch == "\n"]
+
+    def line_of(offset: int) -> int:
+        return bisect.bisect_left(breaks, offset) + 1
+
+    def walk(index: int, path: tuple[str | int, ...], line: int) -> int:
+        lines[path] = line
+        index = _skip_ws(text, index)
+        opener = text[index]
+        if opener not in "{[":
+            return decoder.raw_decode(text, index)[1]
+        closer = "}" if opener == "{" else "]"
+        index = _skip_ws(text, index + 1)
+        position = 0
+        while text[index] != closer:
+            if opener == "{":
+                name, after = decoder.raw_decode(text, index)
+                key: str | int = name
+                start = _skip_ws(text, _skip_ws(text, after) + 1)  # past the colon
+                key_line = line_of(index)
+            else:
+                key, start, key_line = position, index, line_of(index)
+            index = _skip_ws(text, walk(start, (*path, key), key_line))
+            position += 1
+            if text[index] == ",":
+                index = _skip_ws(text, index + 1)
+        return index + 1
+
+    try:
+        walk(0, (), line_of(_skip_ws(text, 0)))
+    except RecursionError:
+        return {}
+    return lines
+
+
+def line_at(lines: dict[tuple[str | int, ...], int], keys: Sequence[str | int]) -> int | None:
+    """The line of the deepest value of ``keys`` that exists in ``lines`` (see :func:`json_key_lines`)."""
+    for end in range(len(keys), -1, -1):
+        found = lines.get(tuple(keys[:end]))
+        if found is not None:
+            return found
+    return None
