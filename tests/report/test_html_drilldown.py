@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from html_runs import open_row
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package")
@@ -62,20 +63,22 @@ def test_drilldown_shows_raw_exchange_and_transcript(tmp_path: Path) -> None:
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(html.as_uri())
-        page.wait_for_selector("#charts .main-svg", timeout=20_000)
+        page.wait_for_selector("#charts svg.rates-chart", timeout=20_000)
+        page.wait_for_function("window.fcbenchObservationsReady !== undefined", timeout=20_000)
         cells = page.locator("#matrix-table td.matrix-cell[data-case]")
         assert cells.count() >= 2
         cells.first.click()
         assert page.locator(".matrix-cell.selected").count() == 1
         rows = page.locator("#obs-table tr.obs-row")
         assert rows.count() >= 1
-        rows.first.click()
+        open_row(page, rows.first)
         detail = page.locator("#obs-detail")
         assert detail.is_visible()
         request = page.locator("#obs-request").text_content() or ""
         transcript = page.locator("#obs-transcript").text_content() or ""
         assert "$blob" not in request and '"model"' in request
-        assert "tool" in transcript and transcript != "(none)"
+        assert "Turn 1" in transcript and "tool" in transcript
+        assert page.locator("#obs-compare tbody tr").count() >= 1
         page.screenshot(path=str(tmp_path / "drilldown.png"), full_page=False)
         browser.close()
     assert not errors

@@ -39,6 +39,7 @@ VERB_MODULES: tuple[str, ...] = (
     "fcbench.cli.show",
     "fcbench.cli.export",
     "fcbench.cli.replay",
+    "fcbench.cli.view",
 )
 
 

@@ -1,32 +1,25 @@
-"""Self-contained HTML report: charts, confusion heatmaps, a case x target matrix and a drill-down.
+"""Self-contained HTML report: summary, SVG charts, a case x target matrix and every observation.
 
-One file that opens offline: plotly's JavaScript is embedded once, figures and observations are
-embedded as JSON in ``<script type="application/json">`` blocks (with ``<``, ``>`` and ``&`` escaped
-so no text can close the block), and the template escapes everything else. Model output is treated
-as untrusted text everywhere: the page's script only ever assigns it with ``textContent``.
+One file that opens offline, without any library: the rates chart and the confusion heatmaps are
+inline SVG drawn by the template (``templates/charts.svg.j2``), and the page's own script
+(``static/data.js`` and ``static/app.js``, inlined) draws the case x target matrix, the filters,
+the observation list and the drill-down. Every observation is embedded, compressed when large
+(:mod:`fcbench.report.html_data`). The same page is served by ``fcbench view`` with its data
+fetched from JSON endpoints instead (:mod:`fcbench.view`): one front end, two data sources.
 
-Every rate is shown with its Wilson 95% interval (and as error bars in the rates chart); anomalies
-are listed per target and code, and the drill-down can be filtered by anomaly code.
-
-For large runs at most ``max_observations`` observations are embedded for the drill-down, failures
-first, then provider or harness errors, then passes; the page says how many were left out.
+The template escapes everything, and the page's script only ever assigns model output with
+``textContent``.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jinja2
-import plotly.graph_objects as go
-import plotly.io as pio
-from plotly.offline import get_plotlyjs
 
-from fcbench.endpoints import label_of
 from fcbench.grading import RIGHT_DECISIONS
-from fcbench.metrics import CaseSummary, RunMetrics, compute_metrics, failure_reasons, record_anomalies
+from fcbench.metrics import CaseSummary, RunMetrics
 from fcbench.report.common import (
     RATE_COLUMNS,
     anomaly_meaning,
@@ -39,213 +32,91 @@ from fcbench.report.common import (
     fmt_rate_ci,
     provider_error_rows,
 )
-from fcbench.store.blobs import expand_blobs, load_blob_closure
+from fcbench.report.html_data import (
+    DataBlock,
+    ObservationCollector,
+    collect,
+    data_block,
+    dumps,
+    expected_by_case,
+    json_for_script,
+    raw_block,
+)
 
-MAX_OBSERVATIONS = 2000
-MAX_MATRIX_ROWS = 3000
-MAX_HEATMAPS = 16
-MAX_TEXT_CHARS = 8_000
-_PRIORITIES = ("failures", "errors", "passes")
-
-
-def json_for_script(text: str) -> str:
-    """Make JSON text safe inside a ``<script>`` element (no ``</script>``, no ``<!--``)."""
-    return (
-        text.replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028")
-        .replace("\u2029", "\\u2029")
-    )
-
-
-def _dump(value: Any) -> str:
-    if value is None:
-        return ""
-    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    if len(text) > MAX_TEXT_CHARS:
-        return text[:MAX_TEXT_CHARS] + f"\n… ({len(text) - MAX_TEXT_CHARS} more characters not shown)"
-    return text
+CHART_RATES: tuple[tuple[str, str], ...] = (
+    ("pass_rate", "Pass"),
+    ("selection_accuracy", "Decision"),
+    ("schema_valid", "Schema-valid"),
+    ("params_match", "Exact args"),
+)
+"""The rates of the chart: (TargetMetrics attribute, title)."""
+PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d")
+"""Bar colours, one per target (repeated beyond eight)."""
+STATIC_DIR = Path(__file__).with_name("static")
+"""The page's script and style sheet, inlined into every page."""
 
 
-@dataclass
-class ObservationSampler:
-    """Keeps at most ``limit`` observations, preferring failures, then errors, then passes."""
-
-    limit: int = MAX_OBSERVATIONS
-    kept: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {p: [] for p in _PRIORITIES})
-    seen: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_PRIORITIES, 0))
-
-    def __call__(self, rec: dict[str, Any]) -> None:
-        """Observe one record dict (used as the metrics observer)."""
-        verdict = rec.get("verdict") if isinstance(rec.get("verdict"), dict) else None
-        outcome = rec.get("outcome") or {}
-        decision = verdict.get("decision") if verdict else None
-        scorable = outcome.get("kind") != "provider_error" and decision not in (None, "not_scored")
-        if not scorable:
-            bucket = "errors"
-        else:
-            bucket = "passes" if verdict and verdict.get("passed") is True else "failures"
-        self.seen[bucket] += 1
-        rank = _PRIORITIES.index(bucket)
-        if sum(len(v) for v in self.kept.values()) >= self.limit:
-            worst = next((p for p in reversed(_PRIORITIES) if self.kept[p]), None)
-            if worst is None or _PRIORITIES.index(worst) <= rank:
-                return
-            self.kept[worst].pop()
-        self.kept[bucket].append(_observation(rec, verdict, str(decision) if scorable else "not_scored"))
-
-    def rows(self) -> list[dict[str, Any]]:
-        """The kept observations, failures first, each with a stable ``id``."""
-        rows = [row for p in _PRIORITIES for row in self.kept[p]]
-        for i, row in enumerate(rows):
-            row["id"] = i
-        return rows
-
-    def note(self) -> str:
-        """A sentence saying what was kept out of what was seen."""
-        total = sum(self.seen.values())
-        kept = sum(len(v) for v in self.kept.values())
-        parts = ", ".join(f"{len(self.kept[p])} of {self.seen[p]} {p}" for p in _PRIORITIES)
-        if kept == total:
-            return f"All {total} observations are included ({parts})."
-        return (
-            f"Showing {kept} of {total} observations, failures first ({parts}); "
-            "the rest are in records.jsonl."
-        )
-
-
-def _observation(rec: dict[str, Any], verdict: dict[str, Any] | None, decision: str) -> dict[str, Any]:
-    target = rec.get("target") or {}
-    case = rec.get("case") or {}
-    raw = rec.get("raw")
-    if isinstance(raw, dict) and ("request" in raw or "response" in raw):
-        request, response = raw.get("request"), raw.get("response")
-    else:
-        request, response = raw, None
-    passed = verdict.get("passed") if verdict else None
-    return {
-        "target": label_of(target),
-        "mode": str(rec.get("mode")),
-        "case_id": str(rec.get("case_id")),
-        "repeat": rec.get("repeat"),
-        "category": str(case.get("category", "")),
-        "tags": [str(t) for t in case.get("tags") or []],
-        "expected_kind": str(case.get("expected_kind", "")),
-        "decision": decision,
-        "anomalies": list(record_anomalies(rec)),
-        "passed": passed,
-        "reasons": failure_reasons(verdict)
-        if verdict and passed is not True and decision != "not_scored"
-        else [],
-        "prompt": _dump(case.get("prompt", "")),
-        "outcome": _dump(rec.get("outcome")),
-        "verdict": _dump(verdict),
-        "transcript": _dump(rec.get("turns")) if rec.get("turns") else "",
-        "request": request,
-        "response": response,
-        "error": _dump(rec.get("error")),
-        "latency_ms": rec.get("latency_ms"),
-    }
-
-
-def _colour(n: int, d: int) -> str:
-    if d == 0:
-        return "#d9d9d9"
-    return f"hsl({round(120 * n / d)}, 65%, 72%)"
-
-
-def _rates_figure(metrics: RunMetrics) -> str:
-    fig = go.Figure()
-    titles = [title for _, title in RATE_COLUMNS]
-    for t in metrics.targets:
-        rates = [getattr(t, attr) for attr, _ in RATE_COLUMNS]
-        fig.add_bar(
-            name=column_label(metrics, t),
-            x=titles,
-            y=[None if r.rate is None else round(r.rate * 100, 2) for r in rates],
-            customdata=[f"{r.n}/{r.d}" for r in rates],
-            hovertemplate="%{x}: %{y:.1f}% (%{customdata})<extra>%{fullData.name}</extra>",
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": [
-                    None if r.rate is None or r.high is None else round((r.high - r.rate) * 100, 2)
-                    for r in rates
-                ],
-                "arrayminus": [
-                    None if r.rate is None or r.low is None else round((r.rate - r.low) * 100, 2)
-                    for r in rates
-                ],
-            },
-        )
-    fig.update_layout(
-        barmode="group",
-        title="Rates per target (%), with Wilson 95% intervals",
-        yaxis={"range": [0, 100], "title": "%"},
-        height=440,
-        margin={"l": 50, "r": 20, "t": 50, "b": 120},
-        legend={"orientation": "h"},
-    )
-    return json_for_script(pio.to_json(fig, validate=False))
-
-
-def _confusion_figures(metrics: RunMetrics) -> list[tuple[str, str]]:
-    figures = []
-    for t in [t for t in metrics.targets if t.confusion][:MAX_HEATMAPS]:
-        kinds = list(t.confusion)
-        decisions = sorted({d for row in t.confusion.values() for d in row})
-        z = [[t.confusion[k].get(d, 0) for d in decisions] for k in kinds]
-        fig = go.Figure(go.Heatmap(z=z, x=decisions, y=kinds, colorscale="Blues", texttemplate="%{z}"))
-        fig.update_layout(
-            title=f"{column_label(metrics, t)}: expected x decision",
-            height=320,
-            margin={"l": 110, "r": 20, "t": 50, "b": 110},
-        )
-        figures.append((column_label(metrics, t), json_for_script(pio.to_json(fig, validate=False))))
-    return figures
-
-
-def _matrix(metrics: RunMetrics) -> dict[str, Any]:
-    columns = [(t.target, t.mode, column_label(metrics, t)) for t in metrics.targets]
+def matrix_data(metrics: RunMetrics) -> dict[str, Any]:
+    """The case x target matrix: columns, and one row per case (worst first) of ``[n, d, errors]``
+    cells (null where the target has no observation of the case)."""
+    columns = [(t.target, t.mode) for t in metrics.targets]
     cells: dict[tuple[str, str, str], CaseSummary] = {(c.target, c.mode, c.case_id): c for c in metrics.cases}
     info: dict[str, CaseSummary] = {}
+    scores: dict[str, float] = {}
     for c in metrics.cases:
         info.setdefault(c.case_id, c)
-    order = list(info.items())
-    scores: dict[str, list[float]] = {}
-    for c in metrics.cases:
         if c.passed.d:
-            scores.setdefault(c.case_id, []).append(c.passed.n / c.passed.d)
-    order.sort(key=lambda item: (min(scores.get(item[0], [2.0])), item[0]))
+            scores[c.case_id] = min(scores.get(c.case_id, 2.0), c.passed.n / c.passed.d)
+    order = sorted(info, key=lambda case_id: (scores.get(case_id, 2.0), case_id))
     rows = []
-    for case_id, c in order[:MAX_MATRIX_ROWS]:
-        row_cells = []
-        for target, mode, label in columns:
+    for case_id in order:
+        row = []
+        for target, mode in columns:
             s = cells.get((target, mode, case_id))
-            if s is None:
-                row_cells.append({"present": False, "target": target, "mode": mode, "label": label})
-                continue
-            text = f"{s.passed.n}/{s.passed.d}" if s.passed.d else f"err {s.errors}"
-            title = f"{label}: {fmt_rate_ci(s.passed)}; " + ", ".join(
-                f"{k} {v}" for k, v in s.decisions.items()
-            )
-            row_cells.append(
-                {
-                    "present": True,
-                    "target": target,
-                    "mode": mode,
-                    "label": label,
-                    "text": text,
-                    "title": title,
-                    "colour": _colour(s.passed.n, s.passed.d),
-                }
-            )
-        rows.append({"case_id": case_id, "category": c.category, "tags": c.tags, "cells": row_cells})
-    return {"columns": [label for _, _, label in columns], "rows": rows, "total": len(order)}
+            row.append(None if s is None else [s.passed.n, s.passed.d, s.errors])
+        rows.append([case_id, info[case_id].category, info[case_id].tags, row])
+    return {"columns": [column_label(metrics, t) for t in metrics.targets], "rows": rows}
 
 
-def _summary_rows(metrics: RunMetrics) -> list[dict[str, Any]]:
+def rates_chart(metrics: RunMetrics) -> dict[str, Any]:
+    """What the template's SVG rates chart draws: per rate, per target, rate and Wilson interval."""
+    targets = []
+    for i, t in enumerate(metrics.targets):
+        rates = []
+        for attr, _ in CHART_RATES:
+            r = getattr(t, attr)
+            rates.append({"rate": r.rate, "low": r.low, "high": r.high, "text": fmt_rate_ci(r)})
+        targets.append(
+            {"label": column_label(metrics, t), "colour": PALETTE[i % len(PALETTE)], "rates": rates}
+        )
+    return {"titles": [title for _, title in CHART_RATES], "targets": targets}
+
+
+def confusion_charts(metrics: RunMetrics) -> list[dict[str, Any]]:
+    """One heatmap per target with scorable observations: expected kind x decision counts."""
+    charts = []
+    for t in metrics.targets:
+        if not t.confusion:
+            continue
+        decisions = sorted({d for row in t.confusion.values() for d in row})
+        kinds = list(t.confusion)
+        counts = [[t.confusion[k].get(d, 0) for d in decisions] for k in kinds]
+        peak = max((v for row in counts for v in row), default=0) or 1
+        charts.append(
+            {
+                "label": column_label(metrics, t),
+                "kinds": kinds,
+                "decisions": decisions,
+                "counts": counts,
+                "shades": [[round(v / peak, 3) for v in row] for row in counts],
+                "right": [d in RIGHT_DECISIONS for d in decisions],
+            }
+        )
+    return charts
+
+
+def summary_rows(metrics: RunMetrics) -> list[dict[str, Any]]:
+    """One row of formatted figures per target (and mode)."""
     rows = []
     for t in metrics.targets:
         s = t.stability
@@ -267,59 +138,42 @@ def _summary_rows(metrics: RunMetrics) -> list[dict[str, Any]]:
     return rows
 
 
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("fcbench.report", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-    )
+def report_data(metrics: RunMetrics, collector: ObservationCollector, raw_note: str) -> dict[str, Any]:
+    """The page's summary-level data (plain JSON): matrix, filters, counts and the raw-body note."""
+    return {
+        "run_id": metrics.run.run_id,
+        "count": collector.count,
+        "several_modes": len({t.mode for t in metrics.targets}) > 1,
+        "matrix": matrix_data(metrics),
+        "raw_note": raw_note,
+    }
 
 
-def render_html(
-    run_dir: Path,
-    modes: list[str] | None = None,
-    max_observations: int = MAX_OBSERVATIONS,
-    profile: str = "strict",
-) -> str:
-    """Read the run once and render the self-contained HTML report."""
-    sampler = ObservationSampler(limit=max_observations)
-    metrics = compute_metrics(run_dir, modes=modes, observer=sampler, profile=profile)
-    return render_html_from(metrics, sampler, run_dir)
+def filter_values(metrics: RunMetrics, collector: ObservationCollector) -> dict[str, list[str]]:
+    """The options of each filter of the page."""
+    return {
+        "target": [column_label(metrics, t) for t in metrics.targets],
+        "mode": sorted({t.mode for t in metrics.targets}),
+        "category": sorted(
+            {c.category for c in metrics.cases} | {c["category"] for c in collector.cases.values()}
+        ),
+        "tag": sorted({tag for c in metrics.cases for tag in c.tags}),
+        "decision": sorted(collector.decisions | {d for t in metrics.targets for d in t.decisions}),
+        "anomaly": sorted(collector.anomalies | {c for t in metrics.targets for c in t.anomalies}),
+    }
 
 
-def expand_raw(rows: list[dict[str, Any]], run_dir: Path | None) -> list[dict[str, Any]]:
-    """Restore the compacted raw request and response of the sampled rows, as display text."""
-    raw_values = [row[key] for row in rows for key in ("request", "response")]
-    blobs = load_blob_closure(run_dir, raw_values) if run_dir is not None else {}
-    for row in rows:
-        for key in ("request", "response"):
-            row[key] = _dump(expand_blobs(row[key], blobs))
-    return rows
-
-
-def render_html_from(metrics: RunMetrics, sampler: ObservationSampler, run_dir: Path | None = None) -> str:
-    """Render the page from metrics and sampled observations (raw parts are read from ``run_dir``)."""
-    observations = expand_raw(sampler.rows(), run_dir)
-    several_modes = len({t.mode for t in metrics.targets}) > 1
-    for o in observations:
-        o["column"] = f"{o['target']} [{o['mode']}]" if several_modes else o["target"]
-    decisions = sorted(
-        {o["decision"] for o in observations} | {d for t in metrics.targets for d in t.decisions}
-    )
-    context = {
+def page_context(
+    metrics: RunMetrics, collector: ObservationCollector, *, api: str | None, blocks: list[DataBlock]
+) -> dict[str, Any]:
+    """Everything the page template needs; ``api`` is the viewer's JSON base URL (None: embedded data)."""
+    return {
         "run": metrics.run,
         "records_read": metrics.records_read,
         "rate_titles": [title for _, title in RATE_COLUMNS],
-        "summary": _summary_rows(metrics),
-        "rates_figure": _rates_figure(metrics),
-        "confusion_figures": _confusion_figures(metrics),
-        "confusion_tables": [
-            (column_label(metrics, t), sorted({d for row in t.confusion.values() for d in row}), t.confusion)
-            for t in metrics.targets
-            if t.confusion
-        ],
-        "matrix": _matrix(metrics),
+        "summary": summary_rows(metrics),
+        "chart": rates_chart(metrics),
+        "confusion_charts": confusion_charts(metrics),
         "worst": [
             {
                 "case": c,
@@ -333,19 +187,52 @@ def render_html_from(metrics: RunMetrics, sampler: ObservationSampler, run_dir: 
         "anomalies": [
             (t.target, t.mode, code, anomaly_meaning(code), n) for t, code, n in anomaly_rows(metrics)
         ],
-        "filters": {
-            "category": sorted({c.category for c in metrics.cases}),
-            "tag": sorted({tag for c in metrics.cases for tag in c.tags}),
-            "target": [column_label(metrics, t) for t in metrics.targets],
-            "decision": decisions,
-            "anomaly": sorted(
-                {code for o in observations for code in o["anomalies"]}
-                | {c for t in metrics.targets for c in t.anomalies}
-            ),
-        },
-        "correct_decisions": sorted(RIGHT_DECISIONS),
-        "observations_json": json_for_script(json.dumps(observations, ensure_ascii=False)),
-        "observations_note": sampler.note(),
-        "plotly_js": get_plotlyjs().replace("</script", "<\\/script"),
+        "filters": filter_values(metrics, collector),
+        "source_json": json_for_script(dumps({"api": api})),
+        "blocks": blocks,
+        "data_js": (STATIC_DIR / "data.js").read_text(encoding="utf-8"),
+        "app_js": (STATIC_DIR / "app.js").read_text(encoding="utf-8"),
+        "css": (STATIC_DIR / "report.css").read_text(encoding="utf-8"),
     }
-    return _environment().get_template("report.html.j2").render(**context)
+
+
+def environment() -> jinja2.Environment:
+    """The Jinja environment of the report templates (autoescaping on)."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("fcbench.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+def render_html(run_dir: Path, modes: list[str] | None = None, profile: str = "strict") -> str:
+    """Read the run once and render the self-contained HTML report with every observation."""
+    metrics, collector = collect(run_dir, modes, profile)
+    raw, raw_note = raw_block(run_dir)
+    if raw_note:
+        for row in collector.rows:
+            row["request"] = row["response"] = None
+    several = len({t.mode for t in metrics.targets}) > 1
+    for row in collector.rows:
+        row["column"] = f"{row['target']} [{row['mode']}]" if several else row["target"]
+    cases = collector.cases
+    for case_id, extra in expected_by_case(run_dir).items():
+        if case_id in cases:
+            cases[case_id].update(extra)
+    blocks = [
+        data_block("report-data", report_data(metrics, collector, raw_note), plain_max=1 << 62),
+        data_block("obs-data", collector.rows),
+        data_block("case-data", cases),
+    ]
+    if raw is not None:
+        blocks.append(raw)
+    return render_page(metrics, collector, api=None, blocks=blocks)
+
+
+def render_page(
+    metrics: RunMetrics, collector: ObservationCollector, *, api: str | None, blocks: list[DataBlock]
+) -> str:
+    """The report page: with data ``blocks`` (the static report) or reading ``api`` (``fcbench view``)."""
+    context = page_context(metrics, collector, api=api, blocks=blocks)
+    return environment().get_template("report.html.j2").render(**context)

@@ -1,0 +1,142 @@
+/* Data sources of the fcbench report page: the blocks embedded in the page (fcbench report -f html)
+   or the JSON endpoints of fcbench view. Both answer the same four questions with promises:
+   report(), query(filters, offset, limit), observation(n) and raw(n). */
+(function () {
+  "use strict";
+
+  function keep(o, f) {
+    if (f.target && o.column !== f.target) { return false; }
+    if (f.mode && o.mode !== f.mode) { return false; }
+    if (f.category && o.category !== f.category) { return false; }
+    if (f.tag && o.tags.indexOf(f.tag) < 0) { return false; }
+    if (f.decision && o.decision !== f.decision) { return false; }
+    if (f.anomaly && o.anomalies.indexOf(f.anomaly) < 0) { return false; }
+    if (f.result && o.result !== f.result) { return false; }
+    if (f.case && o.case_id !== f.case) { return false; }
+    if (f.q && (o.search || "").indexOf(f.q.toLowerCase()) < 0) { return false; }
+    return true;
+  }
+
+  /* The list order: failures first, then provider or harness errors, then passes; by number within. */
+  var RANK = {fail: 0, not_scored: 1, pass: 2};
+  function listOrder(obs) {
+    return obs.slice().sort(function (a, b) { return (RANK[a.result] - RANK[b.result]) || (a.n - b.n); });
+  }
+
+  function decompress(text) {
+    var binary = atob(text.trim());
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i += 1) { bytes[i] = binary.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text();
+  }
+
+  function readBlock(id) {
+    var el = document.getElementById(id);
+    if (!el) { return Promise.resolve(null); }
+    if (el.type === "application/json") { return Promise.resolve(JSON.parse(el.textContent)); }
+    return decompress(el.textContent).then(JSON.parse);
+  }
+
+  function searchText(o, cases) {
+    var c = cases[o.case_id] || {};
+    return [c.prompt || "", JSON.stringify(o.outcome), o.turns.length ? JSON.stringify(o.turns) : "",
+      o.error || ""].join("\n").toLowerCase();
+  }
+
+  function expand(value, blobs) {
+    if (Array.isArray(value)) { return value.map(function (v) { return expand(v, blobs); }); }
+    if (value && typeof value === "object") {
+      var keys = Object.keys(value);
+      if (keys.length === 1 && keys[0] === "$blob" && typeof value.$blob === "string" && value.$blob in blobs) {
+        return expand(blobs[value.$blob], blobs);
+      }
+      var out = {};
+      keys.forEach(function (k) { out[k] = expand(value[k], blobs); });
+      return out;
+    }
+    return value;
+  }
+
+  function embedded() {
+    var cache = {};
+    function once(id) { return cache[id] || (cache[id] = readBlock(id)); }
+    var searchable = null;
+    var ordered = null;
+    function inOrder() {
+      ordered = ordered || once("obs-data").then(listOrder);
+      return ordered;
+    }
+    var blobs = null;
+    function blobTable() {
+      blobs = blobs || once("raw-data").then(function (pairs) {
+        var table = Object.create(null);
+        (pairs || []).forEach(function (p) { table[p[0]] = p[1]; });
+        return table;
+      });
+      return blobs;
+    }
+    function withSearch(obs) {
+      if (searchable) { return searchable; }
+      searchable = once("case-data").then(function (cases) {
+        obs.forEach(function (o) { o.search = searchText(o, cases || {}); });
+        return obs;
+      });
+      return searchable;
+    }
+    return {
+      kind: "embedded",
+      report: function () { return once("report-data"); },
+      query: function (f, offset, limit) {
+        return inOrder().then(function (obs) {
+          return f.q ? withSearch(obs) : obs;
+        }).then(function (obs) {
+          var matched = obs.filter(function (o) { return keep(o, f); });
+          return {total: matched.length, offset: offset, rows: matched.slice(offset, offset + limit)};
+        });
+      },
+      observation: function (n) {
+        return Promise.all([once("obs-data"), once("case-data")]).then(function (r) {
+          var o = r[0][n];
+          return o ? {obs: o, "case": (r[1] || {})[o.case_id] || null} : null;
+        });
+      },
+      raw: function (n) {
+        if (!document.getElementById("raw-data")) {
+          return Promise.resolve({note: "Raw bodies are not embedded in this page."});
+        }
+        return Promise.all([once("obs-data"), blobTable()]).then(function (r) {
+          var o = r[0][n];
+          return {request: expand(o.request, r[1]), response: expand(o.response, r[1])};
+        });
+      }
+    };
+  }
+
+  function api(base) {
+    function get(path) {
+      return fetch(base + path).then(function (response) {
+        if (!response.ok) { throw new Error(path + ": HTTP " + response.status); }
+        return response.json();
+      });
+    }
+    return {
+      kind: "api",
+      report: function () { return get("/report"); },
+      query: function (f, offset, limit) {
+        var p = new URLSearchParams();
+        Object.keys(f).forEach(function (k) { if (f[k]) { p.set(k, f[k]); } });
+        p.set("offset", String(offset));
+        p.set("limit", String(limit));
+        return get("/observations?" + p.toString());
+      },
+      observation: function (n) { return get("/observations/" + encodeURIComponent(n)); },
+      raw: function (n) { return get("/observations/" + encodeURIComponent(n) + "/raw"); }
+    };
+  }
+
+  window.fcbenchSource = function () {
+    var config = JSON.parse(document.getElementById("source-config").textContent);
+    return config.api ? api(config.api) : embedded();
+  };
+}());

@@ -1,0 +1,146 @@
+"""The ``fcbench view`` ASGI app: the list of runs, each run's report page fed by JSON endpoints,
+and the run-versus-run page.
+
+==============================================  ==================================================
+route                                            answer
+==============================================  ==================================================
+``GET /``                                        the runs (one run: its page)
+``GET /runs/{key}``                              the run's report page (the static report's page)
+``GET /runs/{key}/observations/{n}``             redirect to the page with observation ``n`` open
+``GET /compare?base=KEY&new=KEY``                both matrices side by side, flips highlighted
+``GET /api/runs``                                the runs as JSON
+``GET /api/runs/{key}/report``                   the page's summary data (matrix, counts)
+``GET /api/runs/{key}/observations``             a page of observations: the page's filters as query
+                                                 parameters, ``offset``, ``limit``
+``GET /api/runs/{key}/observations/{n}``         one observation and its case (no raw bodies)
+``GET /api/runs/{key}/observations/{n}/raw``     its raw request and response, from the blob store
+==============================================  ==================================================
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import FastAPI, HTTPException, Query, Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from fcbench.errors import FcbenchError
+from fcbench.report.html import render_page
+from fcbench.view import query
+from fcbench.view.pages import render_compare, render_runs
+from fcbench.view.runs import RunCatalog, RunEntry
+
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def create_app(root: Path) -> FastAPI:
+    """The viewer of the runs at or below ``root`` (a runs folder or one run directory)."""
+    catalog = RunCatalog(root)
+    app = FastAPI(title="fcbench view", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.catalog = catalog
+
+    @app.exception_handler(FcbenchError)
+    def fcbench_error(request: Request, exc: FcbenchError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    def entry(key: str) -> RunEntry:
+        try:
+            return catalog.entry(key)
+        except FcbenchError as exc:
+            raise HTTPException(status_code=404, detail=str(exc)) from None
+
+    @app.get("/", response_model=None)
+    def index() -> Response:
+        """The runs; a single run opens directly."""
+        runs = catalog.runs()
+        if len(runs) == 1 and runs[0].path == root:
+            return RedirectResponse(f"/runs/{quote(runs[0].key)}", status_code=307)
+        rows = [run_row(catalog, e) for e in runs]
+        return HTMLResponse(render_runs(root, rows), headers=NO_STORE)
+
+    @app.get("/api/runs")
+    def api_runs() -> list[dict[str, Any]]:
+        """Every run with its suite, targets, start time and pass rate."""
+        return [run_row(catalog, e) for e in catalog.runs()]
+
+    @app.get("/runs/{key:path}/observations/{n}")
+    def observation_link(key: str, n: int) -> RedirectResponse:
+        """A path for one observation: the run's page with it open."""
+        return RedirectResponse(f"/runs/{quote(entry(key).key)}#obs={n}", status_code=307)
+
+    @app.get("/runs/{key:path}")
+    def run_page(key: str) -> HTMLResponse:
+        """The run's report page, reading its data from the JSON endpoints."""
+        e = entry(key)
+        s = catalog.summary(e)
+        html = render_page(s.metrics, s.collector, api=f"/api/runs/{quote(e.key)}", blocks=[])
+        return HTMLResponse(html, headers=NO_STORE)
+
+    @app.get("/api/runs/{key:path}/report")
+    def api_report(key: str) -> JSONResponse:
+        """Matrix, observation count and notes of the run's page."""
+        return JSONResponse(catalog.summary(entry(key)).report, headers=NO_STORE)
+
+    @app.get("/api/runs/{key:path}/observations/{n}/raw")
+    def api_raw(key: str, n: int) -> dict[str, Any]:
+        """The raw exchange of one observation, expanded from the blob store."""
+        raw = query.raw_of(entry(key).path, n)
+        if raw is None:
+            raise HTTPException(status_code=404, detail=f"no observation {n}")
+        return raw
+
+    @app.get("/api/runs/{key:path}/observations/{n}")
+    def api_observation(key: str, n: int) -> dict[str, Any]:
+        """One observation (raw bodies left out) and its case: prompt and expected behaviour."""
+        e = entry(key)
+        s = catalog.summary(e)
+        obs = query.observation(e.path, n, s.several_modes)
+        if obs is None:
+            raise HTTPException(status_code=404, detail=f"no observation {n}")
+        return {"obs": obs, "case": s.collector.cases.get(obs["case_id"])}
+
+    @app.get("/api/runs/{key:path}/observations")
+    def api_observations(
+        request: Request,
+        key: str,
+        offset: int = Query(0, ge=0),
+        limit: int = Query(200, ge=0, le=query.MAX_LIMIT),
+    ) -> dict[str, Any]:
+        """A page of the observations matching the filters (query parameters named as the page's)."""
+        e = entry(key)
+        s = catalog.summary(e)
+        f = {name: request.query_params[name] for name in query.FILTERS if request.query_params.get(name)}
+        page = query.query(e.path, f, offset, limit, s.several_modes)
+        return {"total": page.total, "offset": page.offset, "rows": page.rows}
+
+    @app.get("/compare")
+    def compare(base: str, new: str, only: str = "") -> HTMLResponse:
+        """Two runs' matrices side by side, the cases that flipped between them highlighted
+        (``only=flips``: only the flipped cases)."""
+        b, n = entry(base), entry(new)
+        html = render_compare(b, catalog.summary(b), n, catalog.summary(n), only_flips=only == "flips")
+        return HTMLResponse(html, headers=NO_STORE)
+
+    return app
+
+
+def run_row(catalog: RunCatalog, e: RunEntry) -> dict[str, Any]:
+    """One run as the list shows it."""
+    m = e.manifest
+    passed, scorable = catalog.summary(e).pass_rate()
+    return {
+        "key": e.key,
+        "run_id": m.run_id,
+        "suite": m.suite,
+        "targets": [
+            str(t.get("label") or t.get("name") or f"{t.get('endpoint')}:{t.get('model')}") for t in m.targets
+        ],
+        "modes": m.modes,
+        "started_at": m.started_at,
+        "finished_at": m.finished_at,
+        "passed": passed,
+        "scorable": scorable,
+        "pass_rate": passed / scorable if scorable else None,
+    }
