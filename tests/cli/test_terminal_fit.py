@@ -71,3 +71,33 @@ def test_ctrl_c_at_a_terminal_stops_cleanly_with_the_resume_command(tmp_path: Pa
     flat = " ".join(shown.screen.split())
     assert f"stopped: {kept} of 312 recorded" in flat, shown.screen
     assert f"resume with: fcbench run --resume runs/{run_dir.name}" in flat, shown.screen
+
+
+def test_report_renders_tables_in_a_terminal_and_markdown_when_piped(tmp_path: Path) -> None:
+    from cli_run import fcbench
+
+    from fcbench.endpoints import DEFAULT_TARGETS
+
+    made = fcbench(
+        "run", "--case", "types-01", "--repeats", "1", "--out", "runs", "--no-progress", cwd=tmp_path
+    )
+    assert made.returncode == 0, made.stderr
+    (run_dir,) = list((tmp_path / "runs").iterdir())
+    shown = run_in_pty(["report", str(run_dir)], cwd=tmp_path, columns=80)
+    assert shown.returncode == 0, shown.screen
+    assert "|---" not in shown.screen and "| ---" not in shown.screen, shown.screen
+    assert all(len(line.rstrip()) <= 80 for line in shown.screen.splitlines()), shown.screen
+    for target in DEFAULT_TARGETS:
+        assert any(line.strip() == target for line in shown.screen.splitlines()), (target, shown.screen)
+    assert "Pass rate:" in shown.screen
+    piped = fcbench("report", str(run_dir), cwd=tmp_path)
+    assert piped.returncode == 0 and "| Target |" in piped.stdout, piped.stdout[:2000]
+
+
+def test_markdown_tables_are_split_into_cells_with_escaped_pipes_kept() -> None:
+    from fcbench.report.fit import markdown_blocks, table_cells
+
+    text = "# Title\n\nprose\n\n| a | b |\n|---|---|\n| `x\\|y` | **2** |\n\nafter\n"
+    blocks = list(markdown_blocks(text))
+    assert [kind for kind, _ in blocks] == ["text", "table", "text"]
+    assert table_cells(blocks[1][1][1]) == ["x|y", "2"]

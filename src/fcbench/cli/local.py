@@ -11,7 +11,6 @@ import time
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 
 def list_command() -> None:
@@ -20,21 +19,26 @@ def list_command() -> None:
     Example: fcbench local list
     """
     from fcbench.local import cache_dir, engine_version, is_ready, load_catalogue, model_path
+    from fcbench.report.fit import fitted
     from fcbench.report.terminal import data_console, terminal_text
 
     cache = cache_dir(os.environ)
-    table = Table("model", "what", "ready", "file", "sha256", title="local models", expand=False)
+    rows = []
     for model in load_catalogue().values():
         ready = is_ready(model, cache)
-        table.add_row(
-            model.name,
-            model.title,
-            "yes" if ready else "no (fcbench local pull)",
-            str(model_path(model, cache)) if ready else model.file,
-            model.sha256[:12],
+        rows.append(
+            (
+                model.name,
+                model.title,
+                "yes" if ready else "no (fcbench local pull)",
+                str(model_path(model, cache)) if ready else model.file,
+                model.sha256[:12],
+            )
         )
     console = data_console()
-    console.print(table)
+    console.print(
+        fitted(("model", "what", "ready", "file", "sha256"), rows, width=console.width, title="local models")
+    )
     version = engine_version()
     engine = f"xllamacpp {version}" if version else 'not installed: pip install -e ".[local]"'
     console.print(terminal_text(f"engine: {engine}; cache: {cache}"))

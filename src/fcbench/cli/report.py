@@ -37,6 +37,8 @@ def report(
 ) -> None:
     """Report per-target metrics of a run, every rate with its numerator and denominator.
 
+    In a terminal the markdown is rendered (tables drawn); piped or with -o it is written as is.
+
     Examples: fcbench report runs/RUN_ID; fcbench report runs/RUN_ID -f html -o report.html;
     fcbench report runs/RUN_ID -f json --profile strict,repairs
     """
@@ -50,6 +52,13 @@ def report(
             run, fmt.value, modes=mode or None, profile=profiles[0] if profiles else "strict"
         )
     if output is None:
+        if fmt is ReportFormat.md and sys.stdout.isatty():  # a person reading: tables, not markdown source
+            from rich.console import Console
+
+            from fcbench.report.fit import print_markdown
+
+            print_markdown(Console(emoji=False, highlight=False), text)
+            return
         sys.stdout.write(text)
         return
     output.parent.mkdir(parents=True, exist_ok=True)

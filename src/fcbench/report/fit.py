@@ -9,9 +9,11 @@ block, its first cell as a heading on a line of its own and the other cells belo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
@@ -55,4 +57,65 @@ def fitted(
     return Group(*blocks)
 
 
-__all__ = ["fitted", "natural_width"]
+CELL_SPLIT = re.compile(r"(?<!\\)\|")
+"""A cell border of a markdown table row (an escaped ``\\|`` is text)."""
+INLINE_MARKUP = re.compile(r"\*\*|`")
+"""Bold markers and code quotes, dropped from table cells (the table shows the text)."""
+DIVIDER = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+"""The line under a markdown table's header."""
+
+
+def table_cells(line: str) -> list[str]:
+    """The cells of one markdown table row, unescaped, markup dropped."""
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
+    return [
+        INLINE_MARKUP.sub("", cell.strip()).replace("\\|", "|").replace("\\", "")
+        for cell in CELL_SPLIT.split(inner)
+    ]
+
+
+def markdown_blocks(text: str) -> Iterator[tuple[str, list[str]]]:
+    """``("table", lines)`` for each markdown table and ``("text", lines)`` for what is between."""
+    lines = text.splitlines()
+    index = 0
+    chunk: list[str] = []
+    while index < len(lines):
+        is_table = (
+            lines[index].lstrip().startswith("|")
+            and index + 1 < len(lines)
+            and DIVIDER.match(lines[index + 1].strip()) is not None
+        )
+        if not is_table:
+            chunk.append(lines[index])
+            index += 1
+            continue
+        if chunk:
+            yield "text", chunk
+            chunk = []
+        end = index + 2
+        while end < len(lines) and lines[end].lstrip().startswith("|"):
+            end += 1
+        yield "table", [lines[index], *lines[index + 2 : end]]
+        index = end
+    if chunk:
+        yield "text", chunk
+
+
+def print_markdown(console: Console, text: str) -> None:
+    """Print a markdown report for a person: prose through rich's renderer, each table with
+    :func:`fitted` (a table when it fits the terminal, one block per row when it does not)."""
+    for kind, lines in markdown_blocks(text):
+        if kind == "text":
+            if any(line.strip() for line in lines):
+                console.print(Markdown("\n".join(lines)))
+            continue
+        header, *rows = (table_cells(line) for line in lines)
+        width = len(header)
+        body = [(row + [""] * width)[:width] for row in rows]
+        console.print(fitted(header, body, width=console.width))
+        console.print()
+
+
+__all__ = ["fitted", "markdown_blocks", "natural_width", "print_markdown", "table_cells"]
