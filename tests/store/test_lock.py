@@ -63,9 +63,12 @@ def test_two_concurrent_resumes_never_record_an_observation_twice(tmp_path: Path
     records.write_text("")  # as if killed before anything was written: both resumes have everything to do
     (run_dir / LOCK_FILE).unlink()
     resume = [sys.executable, "-m", "fcbench", "run", "--resume", str(run_dir), "--no-progress"]
-    one = subprocess.Popen(
-        [*resume, "--mock-latency-ms", "300"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    slow = [
+        *resume,
+        "--mock-latency-ms",
+        "3000",
+    ]  # still running when the second starts, on a busy machine too
+    one = subprocess.Popen(slow, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not (run_dir / LOCK_FILE).is_file() or f"pid {one.pid}" not in (run_dir / LOCK_FILE).read_text():
         assert time.monotonic() < deadline and one.poll() is None, "the first resume never took the lock"
