@@ -191,20 +191,23 @@ def test_anthropic_strict_closes_objects_and_moves_unsupported_keywords_to_descr
     props = schema["properties"]
     for path, node in _objects(schema):
         assert node.get("additionalProperties") is False, path
-    assert "minimum" not in props["limit"] and "maximum" not in props["limit"]
-    assert props["limit"]["default"] == 5  # default is supported
-    assert "minimum=1" in props["limit"]["description"] and "maximum=20" in props["limit"]["description"]
-    assert "minLength" not in props["order_id"] and props["order_id"]["pattern"] == "^ORD-[0-9]{6}$"
+    assert props["limit"] == {"type": "integer", "description": "{minimum: 1, maximum: 20, default: 5}"}
+    assert props["order_id"] == {"type": "string", "description": "{pattern: ^ORD-[0-9]{6}$, minLength: 10}"}
     assert props["site"]["format"] == "uri"  # uri is supported here
-    assert "pattern" not in props["code"]  # lookaround
+    assert props["status"] == {"enum": ["open", "closed"]}  # no type beside an enum
+    assert "pattern" not in props["code"]
     assert "uniqueItems" not in props["tags"] and "minItems" not in props["tags"]
     assert props["kind"] == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+    assert props["address"] == {"$ref": "#/$defs/Address"}  # a $ref is sent alone
     moved = {(c.path, c.keyword) for c in changes if c.action == "moved"}
     assert {
+        ("", "$schema"),
         ("/properties/limit", "minimum"),
+        ("/properties/limit", "default"),
         ("/properties/tags", "minItems"),
         ("/properties/code", "pattern"),
     } <= moved
+    assert _at(changes, "/properties/address", "description")[0].action == "removed"
     assert schema["required"] == ["order_id"]  # optional properties stay optional
 
 

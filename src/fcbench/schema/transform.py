@@ -16,8 +16,7 @@ The building blocks:
 
 * :class:`Walk`: one pass over a schema copy, parents before children, recording changes;
 * edits that record themselves: :func:`drop`, :func:`close_object`, :func:`one_of_to_any_of`,
-  :func:`make_nullable`, :func:`inline_ref` (local refs with siblings, never recursive ones),
-  :func:`move_to_description`;
+  :func:`make_nullable`, :func:`inline_ref` (local refs with siblings, never recursive ones);
 * predicates: :func:`is_object`, :func:`is_nullable`, :func:`has_lookaround`;
 * :func:`pointer` and :func:`children` to address subschemas.
 """
@@ -235,22 +234,6 @@ def _is_recursive(walk: Walk, ref: str, target: dict[str, Any]) -> bool:
     return False
 
 
-def move_to_description(
-    walk: Walk, node: dict[str, Any], path: str, keywords: list[str], reason: str
-) -> None:
-    """Remove ``keywords`` from ``node`` and note them, with their values, in its description.
-
-    The note ``(constraints: k=v; ...)`` follows any existing description after a blank line.
-    """
-    moved = {k: node.pop(k) for k in keywords}
-    note = "; ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in moved.items())
-    description = node.get("description")
-    prefix = f"{description}\n\n" if isinstance(description, str) and description else ""
-    node["description"] = f"{prefix}(constraints: {note})"
-    for keyword in moved:
-        walk.record(path, keyword, "moved", reason)
-
-
 def apply_rules(
     rules: Rules, tool: Tool, *, strict: bool = False
 ) -> tuple[dict[str, Any], list[SchemaChange]]:
@@ -286,7 +269,6 @@ __all__ = [
     "is_nullable",
     "is_object",
     "make_nullable",
-    "move_to_description",
     "one_of_to_any_of",
     "pointer",
 ]
