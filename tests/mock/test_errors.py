@@ -164,7 +164,7 @@ def test_unknown_model(mock_server: str, dialect: str, status: int) -> None:
     [
         ("/v1/embeddings", {"authorization": "Bearer k"}, "openai-chat"),
         ("/v1/messages/batches", {"x-api-key": "k", "anthropic-version": "2023-06-01"}, "anthropic-messages"),
-        ("/v1beta/models/sim-scripted:countTokens", {"x-goog-api-key": "k"}, "gemini"),
+        ("/v1beta/models/sim-scripted:embedContent", {"x-goog-api-key": "k"}, "gemini"),
         ("/v1beta/tunedModels", {"x-goog-api-key": "k"}, "gemini"),
     ],
 )

@@ -24,6 +24,7 @@ from fcbench.mock.common import (
 )
 from fcbench.mock.dialect import RouteInfo, bearer_token, frame_named, text_of
 from fcbench.mock.sim.base import SimCall, SimReply, SimRequest, SimTool, SimTurn
+from fcbench.mock.strict import THREAD_UNSUPPORTED
 
 _ERROR_STATUS: Mapping[str, int] = {
     "invalid_request": 400,
@@ -81,11 +82,15 @@ class AnthropicMessagesDialect:
 
     def error_body(self, error: MockError, request_id: str) -> tuple[dict[str, Any], dict[str, str]]:
         """``{"type": "error", "error": {type, message}, "request_id"}`` plus ``request-id``."""
-        body = {
-            "type": "error",
-            "error": {"type": _ERROR_TYPE.get(error.kind, "invalid_request_error"), "message": error.message},
-            "request_id": request_id,
+        inner: dict[str, Any] = {
+            "type": _ERROR_TYPE.get(error.kind, "invalid_request_error"),
+            "message": error.message,
         }
+        if error.code is not None:
+            inner["details"] = {"error_code": error.code}
+            if error.code == THREAD_UNSUPPORTED:
+                inner["details"]["unsupported"] = ["thread"]
+        body = {"type": "error", "error": inner, "request_id": request_id}
         headers = {"request-id": request_id}
         if error.kind == "rate_limit":
             wait = error.retry_after if error.retry_after is not None else 1

@@ -6,8 +6,10 @@ route                                                        dialect
 ``POST /v1/chat/completions``                                ``openai-chat``
 ``POST /v1/responses``                                       ``openai-responses``
 ``POST /v1/messages`` (any query, e.g. ``?beta=true``)       ``anthropic-messages``
+``POST /v1/messages/count_tokens``                           ``anthropic-messages``
 ``POST /{v1,v1beta}/models/{model}:generateContent``         ``gemini``
 ``POST /{v1,v1beta}/models/{model}:streamGenerateContent``   ``gemini`` (``?alt=sse``)
+``POST /{v1,v1beta}/models/{model}:countTokens``             ``gemini``
 ``GET /v1/models``, ``GET /v1beta/models``                   by request headers
 ``GET /health``                                              --
 ==========================================================  ====================
@@ -30,7 +32,7 @@ from fcbench.mock.engine import MockEngine, Route
 from fcbench.mock.faults import FaultSpec
 from fcbench.mock.sim.base import SimModel
 
-_GEMINI_METHODS = {"generateContent": False, "streamGenerateContent": True}
+_GEMINI_METHODS = {"generateContent": False, "streamGenerateContent": True, "countTokens": False}
 _GEMINI_VERSIONS = ("v1", "v1beta")
 
 
@@ -82,6 +84,11 @@ def create_app(
         """Anthropic Messages."""
         return await engine.handle(request, "anthropic-messages", Route())
 
+    @app.post("/v1/messages/count_tokens")
+    async def count_tokens(request: Request) -> Response:
+        """Anthropic token counting (``{"input_tokens": N}``)."""
+        return await engine.handle(request, "anthropic-messages", Route(count=True))
+
     @app.post("/{version}/models/{target}")
     async def generate_content(request: Request, version: str, target: str) -> Response:
         """Gemini ``models/{model}:generateContent`` and ``:streamGenerateContent``."""
@@ -90,7 +97,10 @@ def create_app(
             return _not_found(engine, request)
         stream = _GEMINI_METHODS[method]
         route = Route(
-            path_model=model, path_stream=stream, sse=not stream or request.query_params.get("alt") == "sse"
+            path_model=model,
+            path_stream=stream,
+            sse=not stream or request.query_params.get("alt") == "sse",
+            count=method == "countTokens",
         )
         return await engine.handle(request, "gemini", route)
 

@@ -1,7 +1,8 @@
 """The request pipeline every dialect route goes through.
 
 Order, as real providers do it: latency, authentication, required headers, faults (errors,
-delays, hangs), JSON parsing, request validation and schema acceptance, model lookup, the
+delays, hangs), JSON parsing, unknown fields (:mod:`fcbench.mock.strict`), request validation
+and schema acceptance, model lookup (token-count routes answer here), the
 simulated model's reply, then encoding (with stream faults). Any failure becomes an error in the
 dialect's own shape; nothing ever answers with a stack trace.
 """
@@ -33,10 +34,12 @@ from fcbench.mock.common import (
     reply_tokens,
     request_tokens,
 )
+from fcbench.mock.count_tokens import COUNT_BODIES, COUNT_RENDER
 from fcbench.mock.dialect import Dialect, load_dialects, status_of
 from fcbench.mock.faults import FAULT_HEADER, FaultPlan, FaultSpec, parse_fault_header
 from fcbench.mock.scripted import REPLY_HEADER, SCRIPTED_MODEL, ScriptedModel
 from fcbench.mock.sim.base import SimModel, SimReply
+from fcbench.mock.strict import check_fields
 
 _LOG = logging.getLogger(__name__)
 _COUNTER_LIMIT = 200_000
@@ -58,6 +61,8 @@ class Route:
     path_model: str | None = None
     path_stream: bool = False
     sse: bool = True
+    count: bool = False
+    """A token-count endpoint (``count_tokens``, ``:countTokens``): answer the count, not a reply."""
 
 
 class _Gone(Exception):
@@ -164,10 +169,17 @@ class MockEngine:
             body = json.loads(raw)
         except ValueError as exc:
             raise dialect.invalid_json(str(exc)) from None
+        beta = bool(headers.get("anthropic-beta", "").strip())
+        check_fields(dialect.name, body, root="count" if route.count else "request", beta=beta)
+        if route.count:
+            body = COUNT_BODIES[dialect.name](body)
         decoded = dialect.decode(body, route)
         model = self.get_model(decoded.model)
         if model is None:
             raise dialect.model_not_found(decoded.model)
+        if route.count:
+            counted = COUNT_RENDER[dialect.name](request_tokens(decoded.request))
+            return wire.json_response(200, counted, _id_headers(request_id))
         sim_request = dataclasses.replace(decoded.request, occurrence=occurrence)
         decoded = dataclasses.replace(decoded, request=sim_request)
         reply = self._reply(model, decoded, headers.get(REPLY_HEADER))
