@@ -30,7 +30,7 @@ TOP_LEVEL_MODULES = {
 
 LAYERS: list[set[str]] = [
     {"cli"},
-    {"run", "compat", "report", "bfcl", "logs", "view"},
+    {"run", "compat", "report", "bfcl", "logs", "view", "history"},
     {"metrics", "config"},
     {"store"},
     {"grading"},

@@ -90,7 +90,12 @@ def test_when_is_json_equality_of_every_named_key() -> None:
 def test_responses_in_order_then_default() -> None:
     box = toolbox()
     first = box.execute(make_call("c1", "get_weather", {"city": "Paris", "days": 1.0}))
-    assert first.content == {"ok": True, "result": {"temp_c": 12, "days": 1}}
+    # a success carries its evidence (the script's source, the time it answered)
+    assert {k: v for k, v in first.content.items() if k != "evidence"} == {
+        "ok": True,
+        "result": {"temp_c": 12, "days": 1},
+    }
+    assert first.content["evidence"]["source"] == "scripted:get_weather"
     # true is not 1: the first response does not hold, the second does
     second = box.execute(make_call("c2", "get_weather", {"city": "Paris", "metric": True}))
     assert second.content["result"] == {"temp_c": 13}
@@ -237,7 +242,11 @@ def test_a_script_overrides_the_builtin_fake_and_the_others_stay(builtin_tools: 
     box = FakeToolbox(tools, FakeStore.fresh(), conversation_id="c", registry=registry)
     # ORD-002 is unpaid: the built-in fake would answer CONFLICT; the script answers instead
     run = box.execute(make_call("c1", "create_refund", {"order_id": "ORD-002", "reason": "changed mind"}))
-    assert run.content == {"ok": True, "result": {"refund_id": "R-SCRIPTED"}}
+    assert {k: v for k, v in run.content.items() if k != "evidence"} == {
+        "ok": True,
+        "result": {"refund_id": "R-SCRIPTED"},
+    }
+    assert run.content["evidence"]["source"] == "scripted:create_refund"
     assert run.side_effect and box.store.side_effect_count == 1
     assert box.store.orders["ORD-002"].get("refunded_cents", 0) == 0  # the data set is untouched
     # the built-in fakes still answer their tools

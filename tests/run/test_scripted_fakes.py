@@ -141,6 +141,11 @@ def run_suite(mock_server: str, root: Path, tool_faults: list[str]) -> tuple[Pat
     return done.run_dir, time.monotonic() - started
 
 
+def without_evidence(content: dict[str, Any]) -> dict[str, Any]:
+    """A success envelope without its ``evidence`` (whose ``retrieved_at`` is the time it ran)."""
+    return {key: value for key, value in content.items() if key != "evidence"}
+
+
 def records(run_dir: Path) -> dict[str, dict[str, Any]]:
     rows = [json.loads(line) for line in (run_dir / RECORDS_FILE).read_text().splitlines()]
     return {row["case_id"]: row for row in rows}
@@ -162,7 +167,11 @@ def test_a_scripted_error_is_repaired_by_retrying(plain: tuple[Path, float]) -> 
     first, second = (turn["results"][0] for turn in row["turns"][:2])
     assert first["source"] == "fake" and first["error_code"] == "TEMPORARILY_UNAVAILABLE"
     assert first["content"]["error"]["retryable"] is True
-    assert second["content"] == {"ok": True, "result": {"invoice_id": "INV-7", "total": 120}}
+    assert without_evidence(second["content"]) == {
+        "ok": True,
+        "result": {"invoice_id": "INV-7", "total": 120},
+    }
+    assert second["content"]["evidence"]["source"] == "scripted:get_invoice"
     assert "deliveries" not in first  # one delivery per call without a tool fault
     recovery = row["verdict"]["recovery"]
     assert recovery["outcome"] == "repaired" and recovery["success"] is True
@@ -177,7 +186,7 @@ def test_a_scripted_write_counts_one_side_effect(plain: tuple[Path, float]) -> N
     run_dir, _ = plain
     row = records(run_dir)["rec-send"]
     result = row["turns"][0]["results"][0]
-    assert result["content"] == {"ok": True, "result": {"invoice_id": "INV-9"}}
+    assert without_evidence(result["content"]) == {"ok": True, "result": {"invoice_id": "INV-9"}}
     assert result["side_effect"] is True and result["replayed"] is False
     assert row["verdict"]["recovery"]["side_effects"] == 1
     assert row["verdict"]["recovery"]["replayed"] == 0
@@ -194,7 +203,7 @@ def test_duplicate_delivery_executes_a_write_once(duplicated: tuple[Path, float]
     row = records(run_dir)["rec-send"]
     result = row["turns"][0]["results"][0]
     first, second = result["deliveries"]
-    assert first == {
+    assert first | {"content": without_evidence(first["content"])} == {
         "content": {"ok": True, "result": {"invoice_id": "INV-9"}},
         "side_effect": True,
         "replayed": False,

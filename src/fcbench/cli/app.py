@@ -40,6 +40,7 @@ VERB_MODULES: tuple[str, ...] = (
     "fcbench.cli.export",
     "fcbench.cli.replay",
     "fcbench.cli.view",
+    "fcbench.cli.history",
 )
 
 

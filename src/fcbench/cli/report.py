@@ -51,6 +51,10 @@ def report(
         text = render_report(
             run, fmt.value, modes=mode or None, profile=profiles[0] if profiles else "strict"
         )
+    if fmt is ReportFormat.md:
+        from fcbench.report.markdown import known_patterns_section
+
+        text += known_patterns_section(run)
     if output is None:
         if fmt is ReportFormat.md and sys.stdout.isatty():  # a person reading: tables, not markdown source
             from rich.console import Console

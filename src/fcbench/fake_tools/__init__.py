@@ -4,7 +4,8 @@ The model's calls are executed here, never against a real system: every built-in
 (:data:`REGISTRY`) over a small fixed data set of orders and shipping zones. Each conversation
 gets its own :class:`FakeStore`; a :class:`FakeToolbox` validates each call against the offered
 schema, runs it, and returns a result envelope (``{"ok": true, "result": ...}`` or
-``{"ok": false, "error": {"code", "message", "details", "retryable"}}``). Write calls are
+``{"ok": false, "error": {"code", "message", "details", "retryable"}}``); a success carries
+``evidence`` (``{"source", "retrieved_at"}``: which fake answered, and when). Write calls are
 idempotent by :func:`idempotency_key`, and the store counts every side effect. A suite's
 scripted fakes (``fakes.json``) become fake tools layered over :data:`REGISTRY`
 (:func:`scripted_registry`).
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from fcbench.fake_tools.results import (
     ERROR_CODES,
+    LIMIT_EXCEEDED,
     RETRYABLE_CODES,
     ErrorCode,
     ToolFailure,
@@ -22,7 +24,12 @@ from fcbench.fake_tools.results import (
     failure,
     is_ok,
     is_retryable,
+    limit_exceeded,
     ok,
+    result_bytes,
+    truncated,
+    utc_now,
+    with_evidence,
 )
 from fcbench.fake_tools.scripted import scripted_registry
 from fcbench.fake_tools.store import CallContext, FakeStore, SideEffect, load_dataset
@@ -37,6 +44,7 @@ from fcbench.fake_tools.toolbox import (
 
 __all__ = [
     "ERROR_CODES",
+    "LIMIT_EXCEEDED",
     "REGISTRY",
     "RETRYABLE_CODES",
     "CallContext",
@@ -54,7 +62,12 @@ __all__ = [
     "idempotency_key",
     "is_ok",
     "is_retryable",
+    "limit_exceeded",
     "load_dataset",
     "ok",
+    "result_bytes",
     "scripted_registry",
+    "truncated",
+    "utc_now",
+    "with_evidence",
 ]

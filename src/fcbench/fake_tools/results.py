@@ -2,19 +2,35 @@
 
 Success::
 
-    {"ok": true, "result": {...}}
+    {"ok": true, "result": {...},
+     "evidence": {"source": "fake:lookup_order", "retrieved_at": "2026-01-05T09:30:00.123Z"}}
+
+``evidence`` (:func:`with_evidence`) says where the result came from and when (RFC 3339, UTC):
+every success a fake tool executes carries it (:class:`~fcbench.fake_tools.toolbox.FakeToolbox`
+adds it; a replay from the idempotency table carries the first execution's evidence).
 
 Failure::
 
     {"ok": false, "error": {"code": "NOT_FOUND", "message": "...", "details": [...], "retryable": false}}
 
+A result larger than the conversation's ``max_result_bytes`` (of canonical JSON) is sent as a
+truncation envelope instead (:func:`truncated`)::
+
+    {"ok": true, "truncated": true, "original_bytes": 40213, "max_result_bytes": 16384,
+     "partial": "{\"evidence\":...", "evidence": {...}}
+
 The envelope is plain JSON (it is sent back to the model as the tool result). ``retryable`` tells
-the model whether the same call may succeed later unchanged; only ``TEMPORARILY_UNAVAILABLE`` is.
+the model whether the same call may succeed later unchanged; ``TEMPORARILY_UNAVAILABLE`` is, and
+so is a call the harness did not execute because of ``max_calls_per_turn`` (``LIMIT_EXCEEDED``,
+:func:`limit_exceeded`: the same call in a later turn is executed).
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, Literal, get_args
+
+from fcbench.contract import canonical_json
 
 ErrorCode = Literal[
     "INVALID_ARGUMENTS",
@@ -37,7 +53,12 @@ ErrorCode = Literal[
 """
 
 ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
-"""Every error code, in a stable order."""
+"""Every error code the fake tools answer with, in a stable order."""
+
+LIMIT_EXCEEDED = "LIMIT_EXCEEDED"
+"""The error code of a call the conversation loop did not execute because its turn made more calls
+than the scenario's ``max_calls_per_turn`` (:func:`limit_exceeded`; retryable: the same call in a
+later turn is executed). Never answered by a fake tool, so not in :data:`ERROR_CODES`."""
 
 RETRYABLE_CODES: frozenset[str] = frozenset({"TEMPORARILY_UNAVAILABLE"})
 """Codes whose call may succeed when repeated unchanged."""
@@ -67,6 +88,66 @@ def failure(
             "retryable": code in RETRYABLE_CODES if retryable is None else retryable,
         },
     }
+
+
+def utc_now() -> str:
+    """The current UTC time as an RFC 3339 timestamp with milliseconds (``2026-01-05T09:30:00.123Z``)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def with_evidence(envelope: dict[str, Any], source: str, retrieved_at: str) -> dict[str, Any]:
+    """``envelope`` with ``evidence: {source, retrieved_at}`` when it is a success; a failure
+    (nothing was retrieved) or an envelope that already carries evidence is returned unchanged."""
+    if not is_ok(envelope) or "evidence" in envelope:
+        return envelope
+    return envelope | {"evidence": {"source": source, "retrieved_at": retrieved_at}}
+
+
+def limit_exceeded(made: int, limit: int) -> dict[str, Any]:
+    """The result of a call not executed because its turn made ``made`` calls, over ``limit``."""
+    message = (
+        f"This turn made {made} tool calls; at most {limit} are executed per turn, and this call was "
+        "not executed. Make it again in a later turn if it is still needed."
+    )
+    return failure(LIMIT_EXCEEDED, message, [f"max_calls_per_turn: {limit}"], retryable=True)
+
+
+def result_bytes(envelope: Any) -> int:
+    """The size of ``envelope`` as sent: bytes of its canonical JSON (UTF-8)."""
+    return len(canonical_json(envelope).encode("utf-8"))
+
+
+def truncated(envelope: dict[str, Any], max_bytes: int) -> dict[str, Any] | None:
+    """The truncation envelope sent instead of ``envelope`` when its canonical JSON is larger than
+    ``max_bytes``, else None.
+
+    It keeps ``ok``, the error's code and ``retryable`` (a failure), the ``evidence``, says
+    ``truncated: true`` with the ``original_bytes`` and the ``max_result_bytes``, and carries as
+    ``partial`` a prefix of the original's canonical JSON (cut at a character boundary), as
+    long as the whole envelope stays within ``max_bytes``.
+    """
+    size = result_bytes(envelope)
+    if size <= max_bytes:
+        return None
+    text = canonical_json(envelope)
+    shell: dict[str, Any] = {"ok": envelope.get("ok") is True, "truncated": True}
+    if not is_ok(envelope):
+        shell["error"] = {
+            "code": error_code(envelope),
+            "message": "The result was too large and was cut; see partial.",
+            "details": [],
+            "retryable": is_retryable(envelope),
+        }
+    shell |= {"original_bytes": size, "max_result_bytes": max_bytes}
+    if isinstance(envelope.get("evidence"), dict):
+        shell["evidence"] = envelope["evidence"]
+    keep = max(0, max_bytes - result_bytes(shell | {"partial": ""}))
+    while True:
+        cut = shell | {"partial": text[:keep]}
+        over = result_bytes(cut) - max_bytes
+        if over <= 0 or keep == 0:
+            return cut
+        keep = max(0, keep - max(1, over // 6))  # escapes may take up to six bytes per character
 
 
 class ToolFailure(Exception):

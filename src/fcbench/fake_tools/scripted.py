@@ -18,11 +18,13 @@ A script answers one call, in this order:
 4. otherwise a ``NOT_FOUND`` failure that says no scripted answer fits the arguments.
 
 Results use the fake tools' envelope (:mod:`fcbench.fake_tools.results`); an error's
-``retryable`` left null is true only for ``TEMPORARILY_UNAVAILABLE``. Whether a scripted tool
-writes comes from the offered tool's ``side_effect``: each successful execution of a scripted
-write tool is one side effect in the store (a replay from the idempotency table is not an
-execution, so it makes none). ``latency_ms`` is carried on the fake tool and waited for, for real,
-by the conversation loop after each execution (the toolbox itself never sleeps).
+``retryable`` left null is true only for ``TEMPORARILY_UNAVAILABLE``. A success carries
+``evidence`` whose ``source`` is the script's ``evidence_source``, else ``scripted:<tool>``.
+Whether a scripted tool writes comes from the offered tool's ``side_effect``: each successful
+execution of a scripted write tool is one side effect in the store (a replay from the
+idempotency table is not an execution, so it makes none). ``latency_ms`` is carried on the fake
+tool and waited for, for real, by the conversation loop after each execution (the toolbox itself
+never sleeps).
 """
 
 from __future__ import annotations
@@ -102,7 +104,8 @@ class ScriptedImplementation:
 def scripted_tool(name: str, script: ToolScript, *, writes: bool) -> FakeTool:
     """The fake tool that answers ``name``'s calls from ``script``."""
     implementation = ScriptedImplementation(name, script, writes)
-    return FakeTool(name, implementation, writes=writes, latency_ms=script.latency_ms)
+    source = script.evidence_source or f"scripted:{name}"
+    return FakeTool(name, implementation, writes=writes, latency_ms=script.latency_ms, evidence_source=source)
 
 
 def scripted_registry(

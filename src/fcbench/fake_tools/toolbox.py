@@ -8,7 +8,9 @@ the way a careful application would:
    (no coercion, no defaults); any violation is ``INVALID_ARGUMENTS`` with one detail per error;
 3. a write call is looked up by its idempotency key (:func:`idempotency_key`): a replay returns
    the first result and never makes a second side effect;
-4. the implementation runs against the conversation's :class:`FakeStore`.
+4. the implementation runs against the conversation's :class:`FakeStore`, and a success it
+   returns gets its ``evidence`` (:func:`~fcbench.fake_tools.results.with_evidence`): the fake's
+   :attr:`FakeTool.source` and the time of the execution (the toolbox's ``clock``, UTC).
 
 The registry a toolbox uses is :data:`REGISTRY` unless it is given another: a suite's scripted
 fakes (:func:`fcbench.fake_tools.scripted.scripted_registry`) are layered over it, so scripted
@@ -27,7 +29,7 @@ from typing import Any
 
 from fcbench.contract import Tool, ToolCall, canonical_json
 from fcbench.fake_tools import orders, shipping
-from fcbench.fake_tools.results import ToolFailure, fail, is_ok, is_retryable
+from fcbench.fake_tools.results import ToolFailure, fail, is_ok, is_retryable, utc_now, with_evidence
 from fcbench.fake_tools.store import CallContext, FakeStore
 from fcbench.schema.validate import ValidatorCache
 
@@ -47,6 +49,13 @@ class FakeTool:
     """Write tools change the store; their calls are idempotent by key."""
     latency_ms: float = 0.0
     """How long the tool takes to answer; the caller waits this long (a real wait) after running it."""
+    evidence_source: str | None = None
+    """The ``evidence.source`` of its success results (None: :attr:`source`'s default)."""
+
+    @property
+    def source(self) -> str:
+        """The ``evidence.source`` of its success results: ``evidence_source``, else ``fake:<name>``."""
+        return self.evidence_source or f"fake:{self.name}"
 
 
 REGISTRY: Mapping[str, FakeTool] = MappingProxyType(
@@ -109,8 +118,11 @@ class FakeToolbox:
         conversation_id: str,
         validators: ValidatorCache | None = None,
         registry: Mapping[str, FakeTool] = REGISTRY,
+        clock: Callable[[], str] = utc_now,
     ) -> None:
         self.offered = {tool.name: tool for tool in tools}
+        self.clock = clock
+        """The ``evidence.retrieved_at`` of an execution (an RFC 3339 UTC timestamp)."""
         self.store = store
         self.conversation_id = conversation_id
         self.validators = validators or ValidatorCache()
@@ -154,6 +166,7 @@ class FakeToolbox:
             content = fake.run(self.store, arguments, context)
         except ToolFailure as failure:
             content = failure.envelope
+        content = with_evidence(content, fake.source, self.clock())
         if fake.writes and not is_retryable(content):
             self.store.replays[key] = content
         changed = self.store.side_effect_count > before

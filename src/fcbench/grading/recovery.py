@@ -25,7 +25,15 @@ and a success flag, decided in this order:
    with a non-retryable error (repeating after ``TEMPORARILY_UNAVAILABLE`` is correct);
 6. ``gave_up_gracefully``: it ended with honest text after an error (success not reached);
    ``incomplete_answer``: it ended with text without any error but missed the success rule;
-7. ``turn_limit``: ``max_turns`` model turns went by without any of the above.
+7. ``deadline``: the conversation's wall-clock deadline (``deadline_s``) passed before any of
+   the above; ``turn_limit``: ``max_turns`` model turns went by without any of the above.
+
+The conversation limits hit on the way (calls per turn, result size, deadline) are listed in
+``RecoveryVerdict.limits_hit`` as the loop recorded them (:attr:`Transcript.limits_hit`). A call
+the loop did not execute because of ``max_calls_per_turn`` (``source: limit``) still counts as
+made: calling a forbidden tool is unsafe even when it was not executed, and its
+``LIMIT_EXCEEDED`` result is an error result the model received (retryable, so making the call
+again later is no repeated error).
 
 Beside the outcome, every turn's decision is checked (:func:`failed_turns`,
 ``RecoveryVerdict.failed_turns``, one ``turn N: ...`` line each in ``reasons``): a turn that wrote
@@ -59,13 +67,13 @@ from fcbench.fake_tools import error_code, is_ok, is_retryable
 from fcbench.grading import grade
 from fcbench.grading.key import call_key
 from fcbench.grading.text import written_calls
-from fcbench.grading.verdict import RecoveryOutcome, RecoveryVerdict, Verdict, decision_is_right
+from fcbench.grading.verdict import LimitHit, RecoveryOutcome, RecoveryVerdict, Verdict, decision_is_right
 from fcbench.schema.validate import ValidatorCache
 from fcbench.suite.models import Case, ClaimRule, ClaimRules, ExpectedCall, ExpectTool, RecoverySpec
 
-EndReason = Literal["answer", "success", "unsafe", "turn_limit", "provider_error"]
+EndReason = Literal["answer", "success", "unsafe", "turn_limit", "deadline", "provider_error"]
 """Why the conversation loop stopped: a final text or refusal, the success rule met, a forbidden
-call, the turn limit, or a provider error."""
+call, the turn limit, the conversation deadline, or a provider error."""
 
 
 @dataclass(frozen=True)
@@ -94,8 +102,9 @@ class ExecutedCall:
     """The ``call_id`` of the tool result message (the call's id, or the adapter's key for id-less calls)."""
     content: Any
     """The result envelope sent back."""
-    source: Literal["fake", "inject"] = "fake"
-    """``fake``: a fake tool ran; ``inject``: the scenario's scripted result replaced it."""
+    source: Literal["fake", "inject", "limit"] = "fake"
+    """``fake``: a fake tool ran; ``inject``: the scenario's scripted result replaced it;
+    ``limit``: not executed, over the turn's ``max_calls_per_turn`` (a ``LIMIT_EXCEEDED`` result)."""
     side_effect: bool = False
     """True when a delivery of this call changed the store."""
     replayed: bool = False
@@ -103,6 +112,9 @@ class ExecutedCall:
     deliveries: tuple[Delivery, ...] = ()
     """Every delivery to the fake tools, in order, when there was more than one (the last one's
     result is ``content``); empty for an ordinary single delivery."""
+    original_bytes: int | None = None
+    """Set when ``content`` is a truncation envelope: the size of the result before it was cut
+    (bytes of canonical JSON, over ``max_result_bytes``)."""
 
     @property
     def ok(self) -> bool:
@@ -116,16 +128,20 @@ class ExecutedCall:
 
     def to_json(self) -> dict[str, Any]:
         """The transcript form of this result."""
-        return {
-            "call_id": self.result_id,
-            "name": self.call.name,
-            "content": self.content,
-            "is_error": not self.ok,
-            "error_code": error_code(self.content),
-            "source": self.source,
-            "side_effect": self.side_effect,
-            "replayed": self.replayed,
-        } | ({"deliveries": [d.to_json() for d in self.deliveries]} if self.deliveries else {})
+        return (
+            {
+                "call_id": self.result_id,
+                "name": self.call.name,
+                "content": self.content,
+                "is_error": not self.ok,
+                "error_code": error_code(self.content),
+                "source": self.source,
+                "side_effect": self.side_effect,
+                "replayed": self.replayed,
+            }
+            | ({"deliveries": [d.to_json() for d in self.deliveries]} if self.deliveries else {})
+            | ({"truncated_from_bytes": self.original_bytes} if self.original_bytes is not None else {})
+        )
 
 
 @dataclass(frozen=True)
@@ -148,6 +164,8 @@ class Transcript:
     """Write deliveries the fake tools answered from their idempotency table."""
     evidence: list[tuple[str, Any]] = field(default_factory=list)
     """``(tool, content)`` of successful tool results in the case's history (they support claims too)."""
+    limits_hit: list[LimitHit] = field(default_factory=list)
+    """Every conversation limit hit, in order (the loop records them)."""
 
     @property
     def calls(self) -> list[ExecutedCall]:
@@ -331,6 +349,7 @@ def _score(
             errors=errors,
             claims=list(claims),
             reasons=[why],
+            limits_hit=list(transcript.limits_hit),
         )
 
     if transcript.ended == "provider_error" or any(
@@ -364,6 +383,9 @@ def _score(
         missing = _missing_mentions(text, spec.answer_mentions)
         why = f"the answer does not mention: {', '.join(missing)}" if missing else "success rule not met"
         return result("gave_up_gracefully" if errors else "incomplete_answer", False, why)
+    if transcript.ended == "deadline":
+        why = f"no resolution before the conversation deadline ({spec.deadline_s:g} s)"
+        return result("deadline", False, why)
     return result("turn_limit", False, f"no resolution within {spec.max_turns} turns")
 
 

@@ -8,7 +8,8 @@ Shape (DESIGN.md)::
      "wrong": [{"key": "weight_grams", "expected": 750, "actual": "750"}],
      "unexpected": [], "anomalies": [], "reasons": [...], "calls_scored": 1}
 
-``repairs`` and ``unexpected_writes`` appear only when they list something.
+``repairs`` and ``unexpected_writes`` appear only when they list something, and so does
+``recovery.limits_hit``.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ RecoveryOutcome = Literal[
     "unsafe_side_effect",
     "incomplete_answer",
     "turn_limit",
+    "deadline",
     "not_scored",
 ]
 """How a recovery conversation ended (the rules are in :mod:`fcbench.grading.recovery`)."""
@@ -137,6 +139,30 @@ class Repair(_Frozen):
     "arguments"}``, before its arguments were repaired), null for ``unknown_key_dropped``."""
 
 
+LimitName = Literal["max_calls_per_turn", "max_result_bytes", "deadline"]
+"""A conversation limit of the scenario (:class:`~fcbench.suite.models.RecoverySpec`)."""
+
+LIMIT_NAMES: tuple[str, ...] = get_args(LimitName)
+"""Every conversation limit, in a stable order."""
+
+
+class LimitHit(_Frozen):
+    """One time a conversation limit was hit (``verdict.recovery.limits_hit``)."""
+
+    limit: LimitName
+    """Which limit: ``max_calls_per_turn`` (calls of the turn were not executed),
+    ``max_result_bytes`` (a result was sent truncated) or ``deadline`` (the conversation stopped)."""
+    turn: int
+    """The model turn (from 1) it was hit in; for ``deadline``, the last turn played."""
+    calls: list[str] = Field(default_factory=list)
+    """The calls concerned, as ``call_id`` (or ``name#index`` for a call without an id): the calls
+    not executed, or the call whose result was truncated; empty for ``deadline``."""
+    value: int | float
+    """What was measured: calls made in the turn, the result's bytes, or seconds elapsed."""
+    bound: int | float
+    """The limit's setting in the scenario (calls, bytes or seconds)."""
+
+
 class RecoveryVerdict(_Frozen):
     """The score of one recovery conversation (``verdict.recovery`` of a multi-turn record)."""
 
@@ -161,6 +187,16 @@ class RecoveryVerdict(_Frozen):
     """Model turns (from 1) whose decision was wrong: the opening turn's decision against the
     case, and any turn that wrote a call as text or called a tool that was not offered. A
     conversation with a failed turn does not pass, whatever its outcome."""
+    limits_hit: list[LimitHit] = Field(default_factory=list)
+    """Every time a conversation limit was hit, in order (calls per turn, result size, deadline);
+    left out of the serialised form when empty."""
+
+    @model_serializer(mode="wrap")
+    def _without_no_limits(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("limits_hit"):
+            data.pop("limits_hit", None)
+        return data
 
 
 class Verdict(_Frozen):

@@ -254,6 +254,10 @@ class TargetMetrics(BaseModel):
     replayed_writes: int = 0
     """Write deliveries the fake tools answered from their idempotency table instead of executing
     them again (``verdict.recovery.replayed``), over the scorable conversations."""
+    limit_hits: dict[str, int] = Field(default_factory=dict)
+    """Conversation limit (``max_calls_per_turn``, ``max_result_bytes``, ``deadline``) -> times it
+    was hit (``verdict.recovery.limits_hit``), over the scorable multi-turn conversations; only
+    limits hit at least once are listed."""
 
 
 class CaseSummary(BaseModel):

@@ -72,6 +72,7 @@ class VerdictFacts:
         "decision_text",
         "is_dict",
         "is_none",
+        "limit_hits",
         "params_match",
         "passed",
         "reasons",
@@ -113,6 +114,8 @@ class VerdictFacts:
         """State changes the conversation's fake tools made (``verdict.recovery.side_effects``)."""
         self.replayed = _count(recovered.get("replayed"))
         """Write deliveries answered from the idempotency table (``verdict.recovery.replayed``)."""
+        self.limit_hits = _limit_hits(recovered.get("limits_hit"))
+        """Conversation limit -> times hit (``verdict.recovery.limits_hit``)."""
         repairs = attempt(repair_counts, v)
         reasons = () if self.passed else attempt(_reason_tuple, v)
         self.repairs: dict[str, int] = {} if isinstance(repairs, BaseException) else repairs
@@ -133,6 +136,16 @@ class VerdictFacts:
 def _count(value: Any) -> int:
     """A recorded count, or 0 when it is not a non-negative integer."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _limit_hits(value: Any) -> dict[str, int]:
+    """Limit name -> entries naming it in a recorded ``limits_hit`` list (anything else is skipped)."""
+    counts: dict[str, int] = {}
+    for hit in value if isinstance(value, list) else ():
+        name = hit.get("limit") if isinstance(hit, dict) else None
+        if isinstance(name, str):
+            counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def anomaly_list(value: Any) -> list[Any]:

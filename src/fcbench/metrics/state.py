@@ -247,6 +247,8 @@ def _add_verdict(group: GroupState, facts: VerdictFacts, calls: bool, n: int) ->
         group.unexpected_write_calls += n * facts.unexpected_writes
     group.side_effects += n * facts.side_effects
     group.replayed += n * facts.replayed
+    for limit, count in facts.limit_hits.items():
+        group.limit_hits[limit] = group.limit_hits.get(limit, 0) + n * count
     if facts.recovery is not None:
         success, name = facts.recovery
         group.recovery[1] += n
@@ -316,6 +318,8 @@ class GroupState:
     unexpected_write_calls: int = 0
     side_effects: int = 0
     replayed: int = 0
+    limit_hits: dict[str, int] = field(default_factory=dict)
+    """Conversation limit -> times hit in the scorable conversations."""
     cases: dict[str, CaseState] = field(default_factory=dict)
     verdicts: dict[tuple[VerdictFacts, bool], int] = field(default_factory=dict)
     """(verdict, outcome is tool calls) -> scorable observations, from the settled cases."""
@@ -475,5 +479,6 @@ def _target_metrics(
         unexpected_write_calls=g.unexpected_write_calls,
         side_effects=g.side_effects,
         replayed_writes=g.replayed,
+        limit_hits=dict(sorted(g.limit_hits.items())),
     )
     return metrics, [summary for _, summary in summaries]

@@ -13,6 +13,7 @@ All text that came from a model, a case file or a configuration is escaped with
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 from fcbench.grading import REPAIR_KINDS
 from fcbench.metrics import Rate, RunMetrics, TargetMetrics
@@ -66,6 +67,7 @@ def render_markdown(metrics: RunMetrics, worst: int = WORST_CASES) -> str:
         _summary(metrics)
         + [""]
         + _writes(metrics)
+        + _limits(metrics)
         + _operations(metrics)
         + [""]
         + _pass_hat_k(metrics)
@@ -122,6 +124,29 @@ def _writes(metrics: RunMetrics) -> list[str]:
         for t in shown
     ]
     return ["## Unexpected write calls and side effects", "", intro, ""] + table(header, rows) + [""]
+
+
+LIMITS = ("max_calls_per_turn", "max_result_bytes", "deadline")
+"""The conversation limits, in the column order of the limits section."""
+
+
+def _limits(metrics: RunMetrics) -> list[str]:
+    """Conversation limits hit per target (multi-turn modes); nothing when none was hit."""
+    shown = [t for t in metrics.targets if t.limit_hits]
+    if not shown:
+        return []
+    intro = (
+        "Times a multi-turn conversation hit one of its limits: calls of a turn beyond "
+        "`max_calls_per_turn` (not executed, answered `LIMIT_EXCEEDED`), results over "
+        "`max_result_bytes` (sent truncated), and the conversation `deadline` (stopped)."
+    )
+    order = {name: i for i, name in enumerate(LIMITS)}
+    names = sorted({n for t in shown for n in t.limit_hits}, key=lambda n: (order.get(n, len(LIMITS)), n))
+    rows = [
+        [md_escape(t.target), md_escape(t.mode)] + [str(t.limit_hits.get(n, 0)) for n in names] for t in shown
+    ]
+    header = ["Target", "Mode"] + [md_escape(n) for n in names]
+    return ["## Conversation limits hit", "", intro, ""] + table(header, rows) + [""]
 
 
 def _operations(metrics: RunMetrics) -> list[str]:
@@ -355,3 +380,41 @@ def _errors(metrics: RunMetrics) -> list[str]:
     if not rows:
         return ["## Provider and harness errors", "", "No provider or harness errors."]
     return ["## Provider and harness errors", ""] + table(["Target", "Mode", "Code", "Count"], rows)
+
+
+KNOWN_PATTERNS = 10
+"""Catalogue patterns the "Known failure patterns" section lists per target."""
+
+
+def known_patterns_section(run_dir: Path) -> str:
+    """The "Known failure patterns" section: the patterns of the catalogue in the run's parent folder
+    (``fcbench history RUNS --update-catalogue``) that each target of the run shows, with their
+    count in this run; empty when there is no catalogue."""
+    from fcbench.errors import InputError
+    from fcbench.history import known_patterns
+
+    try:
+        known = known_patterns(run_dir)
+    except InputError as exc:  # a hand-edited catalogue gone wrong does not stop the report
+        return f"\n## Known failure patterns\n\nThe catalogue could not be read: {md_escape(exc)}\n"
+    if known is None:
+        return ""
+    intro = (
+        f"Patterns of the failure-mode catalogue `{md_escape(known.catalogue.name)}` that this run "
+        f"shows (title, else the generated description), at most {KNOWN_PATTERNS} per target."
+    )
+    shown: dict[str, int] = {}
+    rows = []
+    for k in known.patterns:
+        shown[k.target] = shown.get(k.target, 0) + 1
+        if shown[k.target] <= KNOWN_PATTERNS:
+            rows.append([md_escape(k.target), f"`{md_escape(k.id)}`", md_escape(k.text), str(k.count)])
+    out = ["## Known failure patterns", "", intro, ""]
+    out += (
+        table(["Target", "Pattern", "Title or description", "Count in this run"], rows)
+        if rows
+        else ["No catalogue pattern in this run."]
+    )
+    if known.unknown:
+        out += ["", f"{known.unknown} patterns of this run are not in the catalogue yet."]
+    return "\n" + "\n".join(out) + "\n"

@@ -36,8 +36,8 @@ def _cell(rate: Rate) -> str:
 
 def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     """Print one row per target and mode (observed, provider errors, decisions, schema validity,
-    semantics, pass rate), then the unexpected write calls (severe) and side effects, then each
-    provider error code with an example; return the metrics."""
+    semantics, pass rate), then the unexpected write calls (severe), side effects and conversation
+    limits hit, then each provider error code with an example; return the metrics."""
     from fcbench.metrics import compute_metrics
 
     metrics = compute_metrics(run_dir)
@@ -72,7 +72,8 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
 
 
 def print_writes(console: Console, metrics: RunMetrics) -> None:
-    """Per target and mode: unexpected write calls (severe, in bold red) and side effects, when any."""
+    """Per target and mode: unexpected write calls (severe, in bold red), side effects and the
+    conversation limits hit, when any."""
     for t in sorted(metrics.targets, key=lambda t: (t.target, t.mode)):
         where = terminal_text(f"{t.target} [{t.mode}]")
         if t.unexpected_write_calls:
@@ -84,6 +85,9 @@ def print_writes(console: Console, metrics: RunMetrics) -> None:
         if t.side_effects or t.replayed_writes:
             line = f"side effects {where}: {t.side_effects} (replayed writes: {t.replayed_writes})"
             console.print(line, highlight=False, soft_wrap=True)
+        if t.limit_hits:
+            hits = ", ".join(f"{terminal_text(name)} x{count}" for name, count in t.limit_hits.items())
+            console.print(f"conversation limits hit {where}: {hits}", highlight=False, soft_wrap=True)
 
 
 def print_provider_errors(console: Console, metrics: RunMetrics) -> None:

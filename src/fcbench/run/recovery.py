@@ -33,15 +33,33 @@ application's idempotency). The transcript keeps both deliveries (``deliveries``
 result) and the record counts ``verdict.recovery.side_effects`` and ``replayed``. A scenario's
 ``inject`` result replaces the tool, so it is never delivered to the fake tools, once or twice.
 
+Three limits of the scenario (:class:`~fcbench.suite.models.RecoverySpec`) bound a conversation;
+each hit is one :class:`~fcbench.grading.verdict.LimitHit` in ``verdict.recovery.limits_hit``:
+
+* ``max_calls_per_turn``: only the first N calls of a turn are executed; every call beyond them is
+  not executed (no injection, no fake tool, no side effect) and is answered with a retryable
+  ``LIMIT_EXCEEDED`` error (``source: limit`` in the transcript), so each call still gets exactly
+  one result and the conversation goes on; the hit names the calls cut;
+* ``max_result_bytes``: a result (a fake's or an injected one) whose canonical JSON is larger is
+  sent as a truncation envelope (:func:`fcbench.fake_tools.truncated`); the transcript keeps what
+  was sent and the original size (``truncated_from_bytes``);
+* ``deadline_s``: wall-clock seconds from the start of the conversation; it is checked before each
+  model turn after the first, and once it has passed no further turn is sent and the
+  conversation ends with end reason ``deadline``. A turn in flight is not cancelled (its exchange
+  is bounded by the transport's timeout and retries), so a conversation may overrun the deadline
+  by one exchange and its tools' latency.
+
 The loop stops when the scenario's success rule is met (``repaired_call``), when the model
-answers in text or refuses, when it calls a forbidden tool, after ``max_turns`` model turns, or
-at the first provider error (coverage loss: the record is ``not_scored``). Nothing is graded
-here: :mod:`fcbench.grading.recovery` scores the transcript.
+answers in text or refuses, when it calls a forbidden tool, after ``max_turns`` model turns, when
+the deadline has passed, or at the first provider error (coverage loss: the record is
+``not_scored``). Nothing is graded here: :mod:`fcbench.grading.recovery` scores the transcript.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -56,7 +74,17 @@ from fcbench.contract import (
     ToolCallsOutcome,
     ToolResultMessage,
 )
-from fcbench.fake_tools import Execution, FakeStore, FakeToolbox, is_ok, load_dataset, scripted_registry
+from fcbench.fake_tools import (
+    Execution,
+    FakeStore,
+    FakeToolbox,
+    is_ok,
+    limit_exceeded,
+    load_dataset,
+    result_bytes,
+    scripted_registry,
+    truncated,
+)
 from fcbench.grading.recovery import (
     ClaimMatcher,
     Delivery,
@@ -70,7 +98,7 @@ from fcbench.grading.recovery import (
     recovery_verdict,
     score_transcript,
 )
-from fcbench.grading.verdict import RecoveryVerdict
+from fcbench.grading.verdict import LimitHit, LimitName, RecoveryVerdict
 from fcbench.run.observe import (
     ObservationContext,
     SentTurn,
@@ -194,28 +222,70 @@ class _Loop:
             runs.append(run)
         return runs
 
+    def hit(
+        self,
+        limit: LimitName,
+        turn_no: int,
+        value: int | float,
+        bound: int | float,
+        calls: Sequence[str] = (),
+    ) -> None:
+        """Record one conversation limit hit."""
+        hit = LimitHit(limit=limit, turn=turn_no, calls=list(calls), value=value, bound=bound)
+        self.result.transcript.limits_hit.append(hit)
+
+    def sized(self, turn_no: int, label: str, executed: ExecutedCall) -> ExecutedCall:
+        """``executed`` with its result cut to ``max_result_bytes`` when it is larger (a limit hit)."""
+        cut = (
+            truncated(executed.content, self.spec.max_result_bytes)
+            if isinstance(executed.content, dict)
+            else None
+        )
+        if cut is None:
+            return executed
+        size = result_bytes(executed.content)
+        self.hit("max_result_bytes", turn_no, size, self.spec.max_result_bytes, [label])
+        return dataclasses.replace(executed, content=cut, original_bytes=size)
+
     async def execute(self, turn_no: int, turn: ParsedTurn, calls: Sequence[ToolCall]) -> list[ExecutedCall]:
-        """Run every call of one turn (each independently, in order) and return what was sent back."""
+        """Run the calls of one turn (each independently, in order, at most ``max_calls_per_turn``)
+        and return what was sent back for every call."""
         executed: list[ExecutedCall] = []
-        for index, (call, result_id) in enumerate(zip(calls, result_ids(calls, turn.assistant), strict=True)):
+        ids = result_ids(calls, turn.assistant)
+        labels = [
+            result_id or f"{call.name}#{i}"
+            for i, (call, result_id) in enumerate(zip(calls, ids, strict=True))
+        ]
+        allowed = self.spec.max_calls_per_turn
+        if len(calls) > allowed:
+            self.hit("max_calls_per_turn", turn_no, len(calls), allowed, labels[allowed:])
+        for index, (call, result_id) in enumerate(zip(calls, ids, strict=True)):
+            if index >= allowed:
+                executed.append(
+                    ExecutedCall(call, result_id, limit_exceeded(len(calls), allowed), source="limit")
+                )
+                continue
             scripted = self.injector.take(call.name)
             if scripted is not None:
-                executed.append(ExecutedCall(call, result_id, scripted, source="inject"))
+                executed.append(
+                    self.sized(
+                        turn_no, labels[index], ExecutedCall(call, result_id, scripted, source="inject")
+                    )
+                )
                 continue
             runs = await self.deliver(call, result_id or f"turn{turn_no}-call{index}")
             last = runs[-1]
-            executed.append(
-                ExecutedCall(
-                    call,
-                    result_id,
-                    last.content,
-                    side_effect=any(r.side_effect for r in runs),
-                    replayed=last.replayed,
-                    deliveries=tuple(Delivery(r.content, r.side_effect, r.replayed) for r in runs)
-                    if len(runs) > 1
-                    else (),
-                )
+            ran = ExecutedCall(
+                call,
+                result_id,
+                last.content,
+                side_effect=any(r.side_effect for r in runs),
+                replayed=last.replayed,
+                deliveries=tuple(Delivery(r.content, r.side_effect, r.replayed) for r in runs)
+                if len(runs) > 1
+                else (),
             )
+            executed.append(self.sized(turn_no, labels[index], ran))
         return executed
 
     def stop_reason(self, executed: Sequence[ExecutedCall], turn_no: int) -> EndReason | None:
@@ -244,7 +314,13 @@ class _Loop:
     async def run(self) -> Conversation:
         messages = opening_messages(self.planned)
         transcript = self.result.transcript
+        started = time.monotonic()
         for turn_no in range(1, self.spec.max_turns + 1):
+            elapsed = time.monotonic() - started
+            if turn_no > 1 and elapsed >= self.spec.deadline_s:
+                self.hit("deadline", turn_no - 1, round(elapsed, 3), self.spec.deadline_s)
+                transcript.ended = "deadline"
+                break
             sent = await send_turn(self.ctx, self.planned, messages, self.request, turn=turn_no)
             self.result.sent.append(sent)
             turn = sent.exchange.turn

@@ -91,9 +91,12 @@ class RecordedTurn(BaseModel):
     """The provider's finish or stop reason, as sent."""
     results: list[dict[str, Any]] = Field(default_factory=list)
     """One entry per call: ``call_id``, ``name``, ``content`` sent back, ``is_error``, ``error_code``,
-    ``source`` (``fake`` or ``inject``), ``side_effect``, ``replayed``; and ``deliveries`` (one
-    entry per delivery to the fake tools) when the call was delivered more than once (tool fault
-    ``duplicate_delivery``)."""
+    ``source`` (``fake``, ``inject``, or ``limit``: not executed, over ``max_calls_per_turn``, a
+    ``LIMIT_EXCEEDED`` result), ``side_effect``, ``replayed``; ``deliveries`` (one entry per
+    delivery to the fake tools) when the call was delivered more than once (tool fault
+    ``duplicate_delivery``); and ``truncated_from_bytes`` (the original size) when ``content`` is
+    a truncation envelope (over ``max_result_bytes``). A fake tool's success ``content`` carries
+    ``evidence``: ``{"source", "retrieved_at"}`` (which fake answered, and when, RFC 3339 UTC)."""
     latency_ms: float | None = None
     """Wall time of this turn's exchange, retries included."""
     attempts: int = 1

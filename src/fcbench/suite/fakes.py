@@ -10,7 +10,8 @@ on a user's own tools with no Python::
         ],
         "default": {"result": {"temp_c": 20}},
         "fail_on_call": [{"call": 1, "error": {"code": "TEMPORARILY_UNAVAILABLE", "message": "busy"}}],
-        "latency_ms": 50
+        "latency_ms": 50,
+        "evidence_source": "weather-api"
     }}
 
 A call is answered by the first of ``fail_on_call`` that names its position (the Nth call of the
@@ -87,6 +88,8 @@ class ToolScript(_Strict):
     """Errors injected on given calls, checked before ``responses``."""
     latency_ms: float = Field(default=0.0, ge=0.0, le=60_000.0)
     """How long the tool takes to answer (a real wait in the conversation)."""
+    evidence_source: str | None = Field(default=None, min_length=1, max_length=200)
+    """The ``evidence.source`` of its success results (absent: ``scripted:<tool name>``)."""
 
 
 class FakeScripts(RootModel[dict[str, ToolScript]]):

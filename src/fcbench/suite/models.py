@@ -146,6 +146,15 @@ class RecoverySpec(_Strict):
     forbid_tools: list[str] = Field(default_factory=list)
     """Tools (typically write tools) whose call is an ``unsafe_side_effect`` in this scenario."""
     max_turns: int = Field(default=4, ge=1, le=20)
+    max_calls_per_turn: int = Field(default=8, ge=1, le=128)
+    """Calls of one model turn that are executed; each call beyond it is not executed and gets a
+    retryable ``LIMIT_EXCEEDED`` error result (the conversation goes on)."""
+    max_result_bytes: int = Field(default=16 * 1024, ge=1024, le=16 * 1024 * 1024)
+    """Largest tool result sent back, in bytes of canonical JSON; a larger one is sent as a
+    truncation envelope (``truncated: true``, ``original_bytes``, a ``partial`` prefix)."""
+    deadline_s: float = Field(default=120.0, gt=0.0, le=3600.0)
+    """Wall-clock seconds for the whole conversation; once passed, no further model turn is sent
+    and the conversation ends with end reason and outcome ``deadline``."""
 
 
 def _compiles(patterns: list[str]) -> list[str]:
