@@ -83,6 +83,7 @@ class RunBuilder:
 
     run_dir: Path
     run_id: str = "run-test"
+    suite: str = "test"
     dataset_version: str = "1.0.0"
     dataset_hash: str = "0" * 64
     targets: list[tuple[str, str]] = field(default_factory=lambda: [DEFAULT_TARGET])
@@ -142,7 +143,7 @@ class RunBuilder:
         manifest = Manifest(
             run_id=self.run_id,
             fcbench_version="0.1.0",
-            suite="test",
+            suite=self.suite,
             dataset_version=self.dataset_version,
             dataset_hash=self.dataset_hash,
             config_hash="c" * 64,

@@ -88,13 +88,15 @@ def _print_history(console: Console, report: History) -> None:
     from fcbench.report.fit import fitted
 
     for line in report.series:
-        console.print(Text(f"{line.name} ({line.mode})", style="bold"))
+        console.print(Text(f"{line.name} ({line.mode}, suite {line.suite})", style="bold"))
         rows = [[p.run_id, p.model, fmt_rate_ci(p.pass_rate, 0), _change(p)] for p in line.points]
         console.print(fitted(["Run", "Model", "Pass rate [95% CI]", "Change"], rows, width=console.width))
         for p in line.points:
             notes = []
             if p.model_changed_from is not None:
                 notes.append(f"model changed: {p.model_changed_from} -> {p.model}")
+            if p.dataset_changed_from is not None:
+                notes.append(f"dataset changed: {p.dataset_changed_from} -> {p.dataset_version}")
             if p.change is not None and p.change != 0:
                 word = "drop" if p.change < 0 else "rise"
                 beyond = ", beyond the intervals" if p.separated else ""

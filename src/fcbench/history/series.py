@@ -1,8 +1,10 @@
 """``fcbench history RUNS``: one point per run for each named target, oldest first.
 
 A target is named by the config's ``name`` when it has one, else by its label ``endpoint:model``;
-the points of one name (and mode) form a :class:`Series`, whatever model served it, so a model
+the points of one name, mode and suite form a :class:`Series`, whatever model served it, so a model
 upgrade behind a name shows as a change of ``model`` between two points (``model_changed_from``).
+Runs of another suite make a series of their own (pass rates over different cases do not compare),
+and a new dataset version of the same suite is marked on its first point (``dataset_changed_from``).
 Each run is read twice, both streaming: :func:`fcbench.metrics.compute_metrics` for the pass rate
 and coverage loss, and :func:`fcbench.history.scan.scan_run` for the failure types (and patterns).
 """
@@ -37,6 +39,10 @@ class Point(BaseModel):
     """The model id the manifest pins for the target in this run."""
     model_changed_from: str | None = None
     """The previous point's model id, when this run's differs from it ("model changed: A -> B")."""
+    dataset_version: str = ""
+    """The suite's dataset version in this run."""
+    dataset_changed_from: str | None = None
+    """The previous point's dataset version, when this run's differs from it (cases were added)."""
     pass_rate: Rate
     """Passing observations out of scored ones, with its Wilson 95% interval (``low``, ``high``)."""
     change: float | None = None
@@ -63,6 +69,8 @@ class Series(BaseModel):
     """The config's name for the target, else its label."""
     mode: str
     """The mode."""
+    suite: str = ""
+    """The suite its runs measured (another suite's runs are another series)."""
     points: list[Point] = Field(default_factory=list)
     """One per run that measured this name in this mode, by start time."""
 
@@ -97,6 +105,7 @@ def _point(run: FoundRun, scan: RunScan, t: TargetMetrics) -> Point:
         path=str(run.path),
         label=label,
         model=t.model,
+        dataset_version=run.manifest.dataset_version,
         pass_rate=t.pass_rate,
         failures={kind: Rate(n=n, d=scored) for kind, n in sorted(failures.items(), key=lambda kv: -kv[1])},
         coverage_loss=Rate(n=lost, d=t.observed),
@@ -111,7 +120,7 @@ def build_history(
     passes made over the runs (by run id, to fold into the catalogue) and the runs found."""
     found = find_runs(root)
     scans: dict[str, RunScan] = {}
-    series: dict[tuple[str, str], Series] = {}
+    series: dict[tuple[str, str, str], Series] = {}
     for run in found.runs:
         metrics = compute_metrics(run.path)
         scan = scan_run(run.path, run.manifest)
@@ -122,7 +131,8 @@ def build_history(
                 continue
             if t.observed == 0:
                 continue
-            line = series.setdefault((name, t.mode), Series(name=name, mode=t.mode))
+            suite = run.manifest.suite
+            line = series.setdefault((name, t.mode, suite), Series(name=name, mode=t.mode, suite=suite))
             line.points.append(_point(run, scan, t))
     for line in series.values():
         _link(line.points)
@@ -137,6 +147,8 @@ def _link(points: list[Point]) -> None:
     for before, now in zip(points, points[1:], strict=False):
         if now.model != before.model:
             now.model_changed_from = before.model
+        if now.dataset_version != before.dataset_version:
+            now.dataset_changed_from = before.dataset_version
         a, b = before.pass_rate, now.pass_rate
         if a.rate is not None and b.rate is not None:
             now.change = b.rate - a.rate
