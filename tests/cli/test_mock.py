@@ -8,6 +8,7 @@ import sys
 import time
 
 import httpx
+from cli_run import stop
 
 from fcbench.cli.app import VERB_MODULES
 
@@ -54,12 +55,7 @@ def test_cli_serve_prints_base_urls_and_serves() -> None:
         )
         assert limited.status_code == 429, "--faults reaches the server"
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, signal.SIGINT, timeout=15)
     assert process.returncode == 0
 
 

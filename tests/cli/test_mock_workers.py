@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from cli_run import stop
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 
@@ -81,12 +82,7 @@ def test_workers_share_the_port_answer_and_stop_together() -> None:
             call = reply.json()["choices"][0]["message"]["tool_calls"][0]["function"]
             assert call == {"name": "lookup_order", "arguments": '{"order_id": "ORD-104821"}'}
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, signal.SIGINT, timeout=30)
     assert process.returncode == 0
     deadline = time.monotonic() + 10
     while any(Path(f"/proc/{pid}").exists() for pid in workers):

@@ -11,21 +11,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from robust_run import everything_written
-from robust_server import Answer, HostileServer, SeenRequest
+from robust_server import CHAT_REPLY, Answer, HostileServer, SeenRequest
 
 from fcbench.adapters import get
 from fcbench.endpoints import Endpoint
 from fcbench.store.records import read_manifest
 
 KEY = "sk-test-auth-scheme-0123456789"
-CHAT_REPLY = {
-    "id": "chatcmpl-1",
-    "object": "chat.completion",
-    "created": 0,
-    "model": "m",
-    "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hello."}, "finish_reason": "stop"}],
-    "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
-}
 
 
 def reply(seen: SeenRequest) -> Answer:

@@ -10,19 +10,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from robust_server import Answer, HostileServer, SeenRequest
+from robust_server import CHAT_REPLY, Answer, HostileServer, SeenRequest
 
 from fcbench.run.observe import merged_params
 from fcbench.store.records import read_manifest
-
-CHAT_REPLY = {
-    "id": "chatcmpl-1",
-    "object": "chat.completion",
-    "created": 0,
-    "model": "m",
-    "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hello."}, "finish_reason": "stop"}],
-    "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
-}
 
 
 def test_target_params_headers_and_strict_reach_only_that_targets_requests(tmp_path: Path) -> None:

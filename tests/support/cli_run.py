@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -35,4 +36,14 @@ def fcbench(
     )
 
 
-__all__ = ["fcbench", "keyless_env"]
+def stop(process: subprocess.Popen[str], sig: int = signal.SIGTERM, timeout: float = 10.0) -> None:
+    """Send ``sig`` to ``process`` and wait ``timeout`` seconds for it to exit, then kill it."""
+    process.send_signal(sig)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout)
+
+
+__all__ = ["fcbench", "keyless_env", "stop"]

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from cli_run import stop
 from records_builder import call_outcome, error_outcome, text_outcome, verdict
 
 from fcbench.store.records import (
@@ -250,12 +251,7 @@ def running_view(path: Path, timeout: float = 60.0) -> Iterator[str]:
             raise AssertionError(f"fcbench view printed no URL: {line!r} {proc.communicate()[1]}")
         yield match.group(0)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)

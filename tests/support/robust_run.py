@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from cli_run import stop
 
 from fcbench.config import RunConfig
 from fcbench.endpoints import RunningService
@@ -81,9 +82,4 @@ def mock_process(*options: str) -> Iterator[str]:
                 time.sleep(0.05)
         yield root
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop(proc)
