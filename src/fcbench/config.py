@@ -19,7 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator
 
 from fcbench.adapters import dialects
-from fcbench.contract import ModeName
+from fcbench.contract import Continuation, ModeName
 from fcbench.endpoints import (
     DEFAULT_TARGETS,
     MOCK_PLACEHOLDER,
@@ -230,6 +230,9 @@ class RunConfig(BaseModel):
     """Run a stratified sample of this many cases (per category, in proportion; chosen by ``seed``)."""
     gate: Gate = Field(default_factory=lambda: Gate())
     """What makes ``fcbench run`` exit 1 (coverage, pass rates); never part of what is measured."""
+    continuation: Continuation = "stateless"
+    """Multi-turn modes: replay every turn statelessly, or continue the provider's stored
+    conversation by id where the dialect can (see :data:`Continuation`); pinned in the manifest."""
     tool_faults: list[ToolFault] = Field(default_factory=list)
     """Multi-turn modes: faults injected between the model and the fake tools, e.g.
     ``[duplicate_delivery]`` (each tool call delivered twice: a write must still make one side
@@ -269,6 +272,8 @@ class RunConfig(BaseModel):
         )
         if not measured.get("tool_faults"):  # unset: the hash of a config from before the key existed
             measured.pop("tool_faults", None)
+        if measured.get("continuation") == "stateless":  # the default: as before the key existed
+            measured.pop("continuation", None)
         if not measured.get("tools_from_mcp"):  # unset: as before the key existed
             measured.pop("tools_from_mcp", None)
         text = json.dumps(measured, sort_keys=True, separators=(",", ":"))

@@ -48,6 +48,17 @@ ProviderErrorCode = Literal[
 """Why a request produced no model output. Every one of these is coverage loss, never a model error."""
 
 
+Continuation = Literal["stateless", "stateful"]
+"""How multi-turn modes send a conversation's later turns (``continuation``).
+
+``stateless`` (the default) replays the whole conversation on every turn, provider state (thought
+signatures, reasoning items, thinking blocks) byte for byte; ``stateful`` sends only the new
+messages with the id of the provider's stored previous turn, on dialects that can
+(``Capabilities.stateful_continuation``: OpenAI Responses ``previous_response_id``, Gemini
+Interactions ``previous_interaction_id``); other dialects stay stateless, and each record says
+which way it went."""
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -6,6 +6,17 @@ llama.cpp are endpoints that speak it. A new OpenAI-compatible server is one con
     endpoints:
       mylab: {dialect: openai-chat, base_url: "http://127.0.0.1:8000/v1", api_key_env: MYLAB_KEY}
 
+Gemini on Vertex AI is the ``gemini`` dialect at another address. The built-in ``vertex`` endpoint
+is Vertex's global URL with an API key (express mode); a project and region, authenticated by an
+access token (``gcloud auth print-access-token``), is one entry::
+
+    endpoints:
+      vertex-us:
+        dialect: gemini
+        base_url: "https://us-central1-aiplatform.googleapis.com/v1/projects/my-project/locations/us-central1/publishers/google"
+        auth: bearer
+        api_key_env: VERTEX_ACCESS_TOKEN
+
 Built-in ``sim*`` endpoints point at the embedded mock provider; their base URL contains
 ``{mock}``, replaced by the mock's address when the runner starts it. The built-in ``local``
 endpoint's URL contains ``{local}``: its model names a model of the local catalogue, and the CLI
@@ -217,6 +228,12 @@ def _builtin() -> dict[str, Endpoint]:
             dialect="gemini",
             base_url="https://generativelanguage.googleapis.com/v1beta",
             api_key_env="GEMINI_API_KEY",
+        ),
+        Endpoint(
+            name="vertex",
+            dialect="gemini",
+            base_url="https://aiplatform.googleapis.com/v1/publishers/google",
+            api_key_env="VERTEX_API_KEY",
         ),
         Endpoint(
             name="ollama",

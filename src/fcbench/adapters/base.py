@@ -73,6 +73,13 @@ class RequestOptions(_Frozen):
     strict: bool = False
     """Ask for strict (constrained) tool arguments where the dialect supports it."""
     seed: int | None = None
+    previous_response_id: str | None = None
+    """Stateful continuation: the provider's id of the previous turn (``ParsedTurn.response_id``).
+
+    Set only for dialects whose :attr:`Capabilities.stateful_continuation` is true. The messages
+    passed are still the whole conversation; the adapter sends the id plus only the messages after
+    the last assistant turn, and the provider supplies the rest from its stored state.
+    """
 
 
 class BuiltRequest(_Frozen):
@@ -113,6 +120,8 @@ class Capabilities(_Frozen):
     """The request can disable parallel calls."""
     strict_mode: bool
     streaming: bool = True
+    stateful_continuation: bool = False
+    """The provider can continue a stored conversation by id (:attr:`RequestOptions.previous_response_id`)."""
 
 
 @runtime_checkable

@@ -14,10 +14,12 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from fcbench.adapters.base import ParsedTurn, ToolChoice
+from fcbench.adapters.base import ParsedTurn, RequestOptions, ToolChoice
 from fcbench.contract import (
     ANOMALY_CODES,
     Anomaly,
+    AssistantMessage,
+    Message,
     Outcome,
     ProviderErrorOutcome,
     TextOutcome,
@@ -92,6 +94,16 @@ def tool_choice_anomaly(choice: ToolChoice, outcome: Outcome) -> Anomaly | None:
             "tool_choice_ignored", f"{wanted} answered with calls of {', '.join(sorted(set(names)))}"
         )
     return None
+
+
+def continued_messages(messages: Sequence[Message], options: RequestOptions) -> Sequence[Message]:
+    """What a request sends of ``messages``: all of them, or, when ``options`` continues a stored
+    conversation (``previous_response_id``), only those after the last assistant turn (the
+    provider holds everything up to and including that turn)."""
+    if options.previous_response_id is None:
+        return messages
+    last = max((i for i, m in enumerate(messages) if isinstance(m, AssistantMessage)), default=-1)
+    return messages[last + 1 :]
 
 
 def result_text(result: ToolResultMessage) -> str:

@@ -25,13 +25,13 @@ SuiteArgument = Annotated[
     str, typer.Argument(help="Built-in suite name (see 'fcbench cases list --builtin') or suite folder path.")
 ]
 
-CATEGORIES = ("normal", "boundary", "adversarial")
 KINDS = ("tool", "tools", "text", "clarification")
 
 
 def summarise(suite: Suite) -> dict[str, Any]:
     """A JSON-ready summary of a loaded suite: identity, hash, tool sets and case counts."""
-    categories: Counter[str] = Counter(str(case.category) for case in suite.cases)
+    from fcbench.suite.lint import category_counts
+
     kinds: Counter[str] = Counter(str(case.expected.kind) for case in suite.cases)
     return {
         "suite": suite.info.name,
@@ -40,7 +40,8 @@ def summarise(suite: Suite) -> dict[str, Any]:
         "path": str(suite.path),
         "cases": len(suite.cases),
         "tool_sets": {name: [tool.name for tool in tools] for name, tools in sorted(suite.tool_sets.items())},
-        "by_category": {name: categories.get(name, 0) for name in CATEGORIES},
+        "by_category": category_counts(suite),
+        "minimums": dict(suite.info.minimums),
         "by_kind": {name: kinds.get(name, 0) for name in KINDS},
     }
 
@@ -147,11 +148,16 @@ def validate_command(
 
     Warns (without failing) when cases are pending review. Example: fcbench cases validate my-suite/
     """
+    from fcbench.errors import CaseError
     from fcbench.report.terminal import data_console, terminal_text
-    from fcbench.suite.lint import pattern_warnings
+    from fcbench.suite.lint import CATEGORIES, minimum_shortfalls, pattern_warnings
     from fcbench.suite.loader import load_suite
 
     loaded = load_suite(suite)
+    shortfalls = minimum_shortfalls(loaded)
+    if shortfalls:
+        info_file = loaded.path if loaded.path.is_file() else loaded.path / "suite.json"
+        raise CaseError("; ".join(shortfalls), path=str(info_file))
     summary = summarise(loaded)
     warnings = pattern_warnings(loaded)
     console = data_console()
@@ -177,16 +183,25 @@ def validate_command(
     )
     for name, tools in summary["tool_sets"].items():
         console.print(terminal_text(f"  tool set {name}: {len(tools)} tools ({', '.join(tools)})"))
+    minimums = summary["minimums"]
     table = Table(title=None, show_edge=False)
     table.add_column("category")
     for kind in KINDS:
         table.add_column(kind, justify="right")
     table.add_column("total", justify="right")
+    if minimums:
+        table.add_column("minimum", justify="right")
     for category in CATEGORIES:
         rows = [case for case in loaded.cases if case.category == category]
         counts: Counter[str] = Counter(str(case.expected.kind) for case in rows)
-        table.add_row(category, *(str(counts.get(kind, 0)) for kind in KINDS), str(len(rows)))
-    table.add_row("all", *(str(summary["by_kind"][kind]) for kind in KINDS), str(summary["cases"]))
+        least = [str(minimums[category]) if category in minimums else "-"] if minimums else []
+        table.add_row(category, *(str(counts.get(kind, 0)) for kind in KINDS), str(len(rows)), *least)
+    table.add_row(
+        "all",
+        *(str(summary["by_kind"][kind]) for kind in KINDS),
+        str(summary["cases"]),
+        *([""] if minimums else []),
+    )
     console.print(table)
 
 

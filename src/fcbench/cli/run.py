@@ -50,6 +50,13 @@ def run_command(
     mode: Annotated[
         list[str] | None, typer.Option(help="selection | forced | stream | recovery (repeatable).")
     ] = None,
+    continuation: Annotated[
+        str | None,
+        typer.Option(
+            help="Recovery mode: stateless (replay the whole conversation, the default) or stateful "
+            "(continue by the provider's stored id where the dialect can)."
+        ),
+    ] = None,
     out: Annotated[Path, typer.Option(help="Folder that receives runs/<run_id>/.")] = Path("runs"),
     seed: Annotated[int | None, typer.Option(help="Seed passed to providers that accept one.")] = None,
     resume: Annotated[Path | None, typer.Option(help="Continue a stopped run directory.")] = None,
@@ -113,6 +120,7 @@ def run_command(
         "suite": suite,
         "tools_from_mcp": tools_from_mcp,
         "tool_faults": tool_faults,
+        "continuation": continuation,
         "targets": target,
         "repeats": repeats,
         "concurrency": concurrency,

@@ -10,6 +10,8 @@ route                                                        dialect
 ``POST /{v1,v1beta}/models/{model}:generateContent``         ``gemini``
 ``POST /{v1,v1beta}/models/{model}:streamGenerateContent``   ``gemini`` (``?alt=sse``)
 ``POST /{v1,v1beta}/models/{model}:countTokens``             ``gemini``
+``POST /v1/[projects/{p}/locations/{l}/]publishers/google/``   ``gemini`` (Vertex AI: the same
+``models/{model}:{generateContent,streamGenerateContent}``     methods, a bearer token or a key)
 ``GET /v1/models``, ``GET /v1beta/models``                   by request headers
 ``GET /health``                                              --
 ==========================================================  ====================
@@ -103,6 +105,16 @@ def create_app(
             count=method == "countTokens",
         )
         return await engine.handle(request, "gemini", route)
+
+    @app.post("/v1/publishers/google/models/{target}")
+    async def vertex_express(request: Request, target: str) -> Response:
+        """Gemini on Vertex AI with an API key (express mode): the Gemini methods."""
+        return await generate_content(request, "v1", target)
+
+    @app.post("/v1/projects/{project}/locations/{location}/publishers/google/models/{target}")
+    async def vertex(request: Request, project: str, location: str, target: str) -> Response:
+        """Gemini on Vertex AI in a project and region (bearer token): the Gemini methods."""
+        return await generate_content(request, "v1", target)
 
     @app.get("/v1/models")
     async def list_models(request: Request) -> Response:

@@ -49,8 +49,9 @@ class GeminiDialect:
     error_status: Mapping[str, int] = _ERROR_STATUS
 
     def api_key(self, headers: Mapping[str, str], query: Mapping[str, str]) -> str | None:
-        """``x-goog-api-key`` header or ``key=`` query parameter."""
-        key = headers.get("x-goog-api-key", "").strip() or query.get("key", "").strip()
+        """``x-goog-api-key`` header, ``key=`` query parameter, or (Vertex AI) a bearer token."""
+        bearer = headers.get("authorization", "").removeprefix("Bearer ").strip()
+        key = headers.get("x-goog-api-key", "").strip() or query.get("key", "").strip() or bearer
         return key or None
 
     def check_headers(self, headers: Mapping[str, str]) -> None:

@@ -298,6 +298,7 @@ def _manifest(
         planned_by=planned_by(plan),
         shard=str(spec.shard) if spec.shard else None,
         tool_faults=list(config.tool_faults),
+        continuation=config.continuation,
         started_at=now_iso(),
         system_prompt=f"sha256:{text_sha256(spec.suite.system)}" if spec.suite.system else "none",
         tool_imports=list(spec.suite.tool_imports),
@@ -384,6 +385,7 @@ async def execute(
             requests=spec.requests,
             headers=headers,
             tool_faults=frozenset(config.tool_faults),
+            continuation=config.continuation,
         )
         sink = progress or ProgressSink()
         already = Counter(p.target.label for p in plan if p.key in done)

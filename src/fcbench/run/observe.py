@@ -17,7 +17,7 @@ from typing import Any
 from fcbench import adapters
 from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
 from fcbench.adapters.common import tool_choice_anomaly
-from fcbench.contract import MODES, Message, ProviderErrorOutcome, Tool, Usage, UserMessage
+from fcbench.contract import MODES, Continuation, Message, ProviderErrorOutcome, Tool, Usage, UserMessage
 from fcbench.grading import Verdict, grade
 from fcbench.pricing import PriceTable
 from fcbench.run.plan import Planned
@@ -76,6 +76,9 @@ class ObservationContext:
     tool_faults: frozenset[str] = frozenset()
     """Faults the harness injects between the model and the fake tools in multi-turn modes
     (config ``tool_faults``; see :mod:`fcbench.run.recovery`)."""
+    continuation: Continuation = "stateless"
+    """Multi-turn modes: ``stateful`` continues the provider's stored conversation by id where the
+    dialect can (config ``continuation``)."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,7 @@ async def send_turn(
     request: TurnRequest,
     *,
     turn: int = 1,
+    previous_response_id: str | None = None,
 ) -> SentTurn:
     """Build one request in the target's dialect, exchange it and parse the reply.
 
@@ -133,6 +137,7 @@ async def send_turn(
         parallel_tool_calls=request.parallel_tool_calls
         if own.parallel_tool_calls is None
         else own.parallel_tool_calls,
+        previous_response_id=previous_response_id,
     )
     choice = ToolChoice.parse(request.tool_choice)
     built = adapter.build_request(ctx.suite.system, list(messages), list(request.tools), choice, options)
@@ -191,6 +196,7 @@ def make_record(
     *,
     scored: SentTurn | None = None,
     turns: Sequence[RecordedTurn] = (),
+    continuation: Continuation | None = None,
 ) -> Record:
     """One record from the turns an observation played (one, or one per turn of a conversation).
 
@@ -223,6 +229,7 @@ def make_record(
         schema_changes=list(sent[0].built.schema_changes),
         notes=list(dict.fromkeys(note for s in sent for note in s.built.notes)),
         turns=list(turns),
+        continuation=continuation,
         raw=raw,
     )
 

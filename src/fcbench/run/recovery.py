@@ -65,9 +65,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from fcbench import adapters
 from fcbench.adapters.base import ParsedTurn
 from fcbench.contract import (
     AssistantMessage,
+    Continuation,
     Message,
     ProviderErrorOutcome,
     ToolCall,
@@ -181,6 +183,8 @@ class Conversation:
     """The fake tools' state at the end."""
     writes: frozenset[str] = frozenset()
     """The offered tools that write (by their fake, or by the offered tool's ``side_effect``)."""
+    continuation: Continuation = "stateless"
+    """How the later turns were sent (stateful only where asked for and the dialect can)."""
 
 
 class _Loop:
@@ -201,6 +205,10 @@ class _Loop:
             registry=scripted_registry(ctx.suite.fakes, self.request.tools),
         )
         self.deliveries = deliveries(ctx.tool_faults)
+        capable = adapters.get(planned.target.endpoint.dialect).capabilities.stateful_continuation
+        self.continuation: Continuation = (
+            "stateful" if ctx.continuation == "stateful" and capable else "stateless"
+        )
         self.injector = Injector(spec.inject)
         self.matches = expect_matcher(spec.expect_call, self.request.tools, ctx.validators)
         evidence = [
@@ -209,7 +217,12 @@ class _Loop:
             if isinstance(m, ToolResultMessage) and not m.is_error and reports_success(m.content)
         ]
         writes = frozenset(t.name for t in self.request.tools if self.toolbox.writes(t.name))
-        self.result = Conversation(transcript=Transcript(evidence=evidence), store=self.store, writes=writes)
+        self.result = Conversation(
+            transcript=Transcript(evidence=evidence),
+            store=self.store,
+            writes=writes,
+            continuation=self.continuation,
+        )
 
     async def deliver(self, call: ToolCall, call_id: str) -> list[Execution]:
         """Deliver one call to the fake tools as many times as the tool faults say, waiting each
@@ -296,7 +309,9 @@ class _Loop:
             return "success"
         return "turn_limit" if turn_no >= self.spec.max_turns else None
 
-    def log_turn(self, turn_no: int, sent: SentTurn, executed: Sequence[ExecutedCall]) -> None:
+    def log_turn(
+        self, turn_no: int, sent: SentTurn, executed: Sequence[ExecutedCall], continued_from: str | None
+    ) -> None:
         turn = sent.exchange.turn
         self.result.log.append(
             RecordedTurn(
@@ -308,6 +323,7 @@ class _Loop:
                 latency_ms=round(sent.exchange.latency_ms, 3),
                 attempts=sent.exchange.attempts,
                 usage=turn.usage,
+                continued_from=continued_from,
             )
         )
 
@@ -315,23 +331,33 @@ class _Loop:
         messages = opening_messages(self.planned)
         transcript = self.result.transcript
         started = time.monotonic()
+        previous: str | None = None
         for turn_no in range(1, self.spec.max_turns + 1):
             elapsed = time.monotonic() - started
             if turn_no > 1 and elapsed >= self.spec.deadline_s:
                 self.hit("deadline", turn_no - 1, round(elapsed, 3), self.spec.deadline_s)
                 transcript.ended = "deadline"
                 break
-            sent = await send_turn(self.ctx, self.planned, messages, self.request, turn=turn_no)
+            continued_from = previous if self.continuation == "stateful" else None
+            sent = await send_turn(
+                self.ctx,
+                self.planned,
+                messages,
+                self.request,
+                turn=turn_no,
+                previous_response_id=continued_from,
+            )
             self.result.sent.append(sent)
             turn = sent.exchange.turn
+            previous = turn.response_id
             outcome = turn.outcome
             if not isinstance(outcome, ToolCallsOutcome):
-                self.log_turn(turn_no, sent, [])
+                self.log_turn(turn_no, sent, [], continued_from)
                 transcript.turns.append(TurnLog(outcome))
                 transcript.ended = "provider_error" if isinstance(outcome, ProviderErrorOutcome) else "answer"
                 break
             executed = await self.execute(turn_no, turn, outcome.calls)
-            self.log_turn(turn_no, sent, executed)
+            self.log_turn(turn_no, sent, executed, continued_from)
             transcript.turns.append(TurnLog(outcome, tuple(executed)))
             messages.append(
                 turn.assistant or AssistantMessage(content=outcome.text, calls=list(outcome.calls))
@@ -386,4 +412,13 @@ async def observe_recovery(ctx: ObservationContext, planned: Planned) -> Record:
     verdict = recovery_verdict(
         turn_verdict, score, expected_kind=planned.case.expected.kind, later_writes=later
     )
-    return make_record(ctx, planned, started_at, sent, verdict, scored=scored, turns=conversation.log)
+    return make_record(
+        ctx,
+        planned,
+        started_at,
+        sent,
+        verdict,
+        scored=scored,
+        turns=conversation.log,
+        continuation=conversation.continuation,
+    )

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fcbench.contract import Anomaly, ModeName, Outcome, SchemaChange, Usage
+from fcbench.contract import Anomaly, Continuation, ModeName, Outcome, SchemaChange, Usage
 from fcbench.endpoints import label_of, target_label
 from fcbench.errors import RunStateError
 from fcbench.grading.verdict import Verdict
@@ -103,6 +103,9 @@ class RecordedTurn(BaseModel):
     """HTTP attempts this turn took."""
     usage: Usage = Field(default_factory=Usage)
     """Tokens of this turn as reported."""
+    continued_from: str | None = None
+    """Stateful continuation: the provider's id of the previous turn this request continued
+    (``previous_response_id``); null when the turn sent the whole conversation."""
 
 
 class Record(BaseModel):
@@ -148,6 +151,10 @@ class Record(BaseModel):
     """Semantics the adapter could not map exactly (e.g. a tool_choice the dialect lacks)."""
     turns: list[RecordedTurn] = Field(default_factory=list)
     """Multi-turn modes: every turn's outcome and the tool results sent back."""
+    continuation: Continuation | None = None
+    """Multi-turn modes: how the later turns were sent, ``stateless`` (whole conversation) or
+    ``stateful`` (by the provider's stored id: the run asked for it and the dialect can); null
+    for single-turn modes."""
     raw: dict[str, Any] = Field(default_factory=dict)
     """Redacted raw exchange: ``{"request": ..., "response": ...}`` (``{"exchanges": [...]}`` for
     multi-turn modes); bodies may be references into ``blobs.jsonl.gz``."""
@@ -198,6 +205,9 @@ class Manifest(BaseModel):
     """Planned observations per target label and mode (modes apply to different cases)."""
     shard: str | None = None
     """``I/N`` when this directory holds one shard of a plan."""
+    continuation: Continuation = "stateless"
+    """Multi-turn modes: ``stateless`` (whole conversation replayed each turn) or ``stateful``
+    (continued by the provider's stored id where the dialect can; config ``continuation``)."""
     tool_faults: list[str] = Field(default_factory=list)
     """Faults injected between the model and the fake tools (config ``tool_faults``, e.g.
     ``duplicate_delivery``); empty for an ordinary run."""

@@ -1,4 +1,6 @@
-"""Advice on a suite that does not stop it from loading: patterns that may backtrack catastrophically.
+"""What ``fcbench cases validate`` checks beyond loading: category counts against the suite's
+declared minimums (a shortfall fails validation), and patterns that may backtrack catastrophically
+(advice only).
 
 Such a pattern is still matched safely at run time (under a deadline, see
 :mod:`fcbench.schema.patterns`), but a value it cannot be checked against in time is reported as
@@ -8,11 +10,32 @@ before any run.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, get_args
 
 from fcbench.schema.patterns import has_nested_quantifier
 from fcbench.suite.loader import Suite
+from fcbench.suite.models import Category
+
+CATEGORIES: tuple[str, ...] = get_args(Category)
+"""Case categories in reporting order."""
+
+
+def category_counts(suite: Suite) -> dict[str, int]:
+    """Cases per category, single-turn and recovery together, every category present."""
+    counts: Counter[str] = Counter(str(case.category) for case in suite.cases)
+    return {name: counts.get(name, 0) for name in CATEGORIES}
+
+
+def minimum_shortfalls(suite: Suite) -> list[str]:
+    """One line per category with fewer cases than ``suite.json``'s ``minimums`` promises."""
+    counts = category_counts(suite)
+    return [
+        f"minimums.{name}: {counts[name]} {name} cases, the suite promises at least {least}"
+        for name, least in suite.info.minimums.items()
+        if counts[name] < least
+    ]
 
 
 def _patterns(value: Any, where: str) -> Iterator[tuple[str, str]]:

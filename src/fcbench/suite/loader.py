@@ -2,7 +2,7 @@
 
 A suite is a folder, or one YAML or JSON file holding the same parts (:mod:`fcbench.suite.onefile`)::
 
-    suite.json                 {"name", "dataset_version", "description"}
+    suite.json                 {"name", "dataset_version", "description", "minimums"}
     system.txt                 optional: the system prompt (absent or empty: no system prompt is sent)
     tools.<set>.json           {"tools": [...]} one file per tool set: tools.core.json is set "core",
                                tools.compatibility.json is set "compatibility", and so on; the list

@@ -23,6 +23,10 @@ from fcbench.contract import Message, Tool
 ASSERTION_KEYS = frozenset({"requiredEquals", "optional", "constraints", "forbidden", "oneOf", "tolerant"})
 
 
+Category = Literal["normal", "boundary", "adversarial"]
+"""How hard a case is meant to be: ordinary use, an edge of the tools' contract, or an attack."""
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -205,7 +209,7 @@ class Case(_Strict):
     tools: str | list[Tool] = "core"
     """Name of a tool set of the suite (``core`` -> ``tools.core.json``) or an inline tool list."""
     expected: Expected
-    category: Literal["normal", "boundary", "adversarial"] = "normal"
+    category: Category = "normal"
     tags: list[str] = Field(default_factory=list)
     paraphrase_of: str | None = None
     """Id of the case this one paraphrases (cases are never edited once released)."""
@@ -233,3 +237,6 @@ class SuiteInfo(_Strict):
     name: str
     dataset_version: str
     description: str = ""
+    minimums: dict[Category, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
+    """Fewest cases per category the suite promises (single-turn and recovery cases together);
+    ``fcbench cases validate`` fails when a category has fewer."""

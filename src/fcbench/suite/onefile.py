@@ -5,6 +5,7 @@
     name: support-bot              # optional, default: the file name without its suffix
     dataset_version: "1"
     description: ...               # optional
+    minimums: {normal: 50}         # optional: fewest cases per category (checked by cases validate)
     system: You are ...            # optional: absent or empty, no system prompt is sent
     tools:                         # a list (tool set "core") or {set: list}; any format of
       - name: get_weather          #   fcbench.suite.imports, detected per list
@@ -49,7 +50,7 @@ from fcbench.suite.reading import decode_text, json_error_message, json_key_line
 from fcbench.suite.tools import Finding, Key
 
 TOP_KEYS = frozenset(
-    {"name", "dataset_version", "description", "system", "tools", "cases", "fakes", "claims"}
+    {"name", "dataset_version", "description", "minimums", "system", "tools", "cases", "fakes", "claims"}
 )
 """The keys a one-file suite may have."""
 WRAPPER_KEYS = frozenset({"tools", "functionDeclarations", "jsonrpc"})
@@ -225,7 +226,7 @@ def load_one_file(path: Path, sourced: Sequence[SourcedTools] = ()) -> Suite:
     reader.texts[name] = text
     doc = _OneFile(reader, name, lines)
     doc.report()([Finding((key,), "unknown key") for key in document if key not in TOP_KEYS])
-    info_keys = ("name", "dataset_version", "description")
+    info_keys = ("name", "dataset_version", "description", "minimums")
     info = check_info(
         {"name": path.stem, **{k: document[k] for k in info_keys if k in document}}, doc.report()
     )

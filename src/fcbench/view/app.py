@@ -8,7 +8,9 @@ route                                            answer
 ``GET /runs/{key}``                              the run's report page (the static report's page)
 ``GET /runs/{key}/observations/{n}``             redirect to the page with observation ``n`` open
 ``GET /compare?base=KEY&new=KEY``                both matrices side by side, flips highlighted
+``GET /history[?target=NAME]``                   pass rate per named target over runs, catalogue
 ``GET /api/runs``                                the runs as JSON
+``GET /api/history[?target=NAME]``               the history as ``fcbench history --format json``
 ``GET /api/runs/{key}/report``                   the page's summary data (matrix, counts)
 ``GET /api/runs/{key}/observations``             a page of observations: the page's filters as query
                                                  parameters, ``offset``, ``limit``
@@ -29,7 +31,8 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from fcbench.errors import FcbenchError
 from fcbench.report.html import render_page
 from fcbench.view import query
-from fcbench.view.pages import render_compare, render_runs
+from fcbench.view.history import HistoryPage, history_page
+from fcbench.view.pages import render_compare, render_history, render_runs
 from fcbench.view.runs import RunCatalog, RunEntry
 
 NO_STORE = {"Cache-Control": "no-store"}
@@ -114,6 +117,20 @@ def create_app(root: Path) -> FastAPI:
         f = {name: request.query_params[name] for name in query.FILTERS if request.query_params.get(name)}
         page = query.query(e.path, f, offset, limit, s.several_modes)
         return {"total": page.total, "offset": page.offset, "rows": page.rows}
+
+    def history(target: str | None) -> HistoryPage:
+        keys = {str(e.path): e.key for e in catalog.runs()}
+        return history_page(root, keys, target or None)
+
+    @app.get("/history")
+    def history_html(target: str = "") -> HTMLResponse:
+        """Each named target's pass rate over the runs, model changes marked, and the catalogue."""
+        return HTMLResponse(render_history(history(target)), headers=NO_STORE)
+
+    @app.get("/api/history")
+    def api_history(target: str = "") -> JSONResponse:
+        """The history as JSON (the format of ``fcbench history RUNS --format json``)."""
+        return JSONResponse(history(target).history.model_dump(mode="json"), headers=NO_STORE)
 
     @app.get("/compare")
     def compare(base: str, new: str, only: str = "") -> HTMLResponse:

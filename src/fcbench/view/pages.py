@@ -1,4 +1,5 @@
-"""The viewer's own pages: the list of runs and run versus run (the run page is the report's)."""
+"""The viewer's own pages: the list of runs, run versus run and the history (the run page is the
+report's)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from fcbench.metrics import CaseSummary, RunMetrics
 from fcbench.report.common import column_label, fmt_rate_ci
 from fcbench.report.compare import compare_runs
 from fcbench.report.html import STATIC_DIR
+from fcbench.view.history import CHART_HEIGHT, CHART_WIDTH, MARGIN, HistoryPage
 from fcbench.view.runs import RunEntry, RunSummary
 
 MAX_COMPARE_ROWS = 2000
@@ -33,6 +35,15 @@ def _css() -> str:
 def render_runs(root: Path, runs: list[dict[str, Any]]) -> str:
     """The list of runs, newest first, with a form to compare two of them."""
     return _environment().get_template("runs.html.j2").render(root=str(root), runs=runs, css=_css())
+
+
+def render_history(page: HistoryPage) -> str:
+    """The history page: each named target's pass rate over runs, and the failure catalogue."""
+    return (
+        _environment()
+        .get_template("history.html.j2")
+        .render(page=page, css=_css(), width=CHART_WIDTH, height=CHART_HEIGHT, margin=MARGIN)
+    )
 
 
 def run_link(key: str, case_id: str, column: str) -> str:

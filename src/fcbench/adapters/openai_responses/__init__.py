@@ -42,6 +42,7 @@ class OpenAIResponses:
         parallel_control=True,
         strict_mode=True,
         streaming=True,
+        stateful_continuation=True,
     )
 
     def build_request(

@@ -6,10 +6,13 @@ Wire choices, each deliberate:
   ``role: system`` input messages;
 * every function tool carries an explicit ``strict`` flag: the API treats an absent flag as
   **true** and silently rewrites the schema, so non-strict runs send ``"strict": false``;
-* the conversation is replayed statelessly (no ``previous_response_id``): an assistant turn read
+* the conversation is replayed statelessly by default: an assistant turn read
   by this adapter replays its original output items (reasoning, messages, ``function_call`` items
   with their ``fc_`` ids) from ``provider_state``; any other assistant turn becomes an assistant
   message plus one ``function_call`` item per call, arguments replayed byte for byte;
+* stateful continuation (``RequestOptions.previous_response_id``) sends ``previous_response_id``
+  and only the items after the last assistant turn; ``instructions`` and ``tools`` are sent again
+  on every request, because the API does not carry them over from the stored response;
 * there is no ``seed`` on this API: a requested seed is noted, not sent.
 """
 
@@ -19,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
-from fcbench.adapters.common import result_text
+from fcbench.adapters.common import continued_messages, result_text
 from fcbench.adapters.openai_chat.request import wire_arguments
 from fcbench.adapters.openai_chat.tools import add_tools
 from fcbench.adapters.openai_responses.schema import transform_schema
@@ -133,7 +136,9 @@ def build_request(
     body: dict[str, Any] = {"model": options.model}
     if system:
         body["instructions"] = system
-    body["input"] = wire_input(messages, notes)
+    if options.previous_response_id is not None:
+        body["previous_response_id"] = options.previous_response_id
+    body["input"] = wire_input(continued_messages(messages, options), notes)
     body["max_output_tokens"] = options.max_tokens
     if options.temperature is not None:
         body["temperature"] = options.temperature
