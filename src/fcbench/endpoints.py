@@ -230,6 +230,19 @@ def _builtin() -> dict[str, Endpoint]:
             api_key_env="GEMINI_API_KEY",
         ),
         Endpoint(
+            name="bedrock",
+            dialect="bedrock-converse",
+            base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+            api_key_env="AWS_BEARER_TOKEN_BEDROCK",
+            auth="bearer",
+        ),
+        Endpoint(
+            name="gemini-interactions",
+            dialect="gemini-interactions",
+            base_url="https://generativelanguage.googleapis.com/v1beta",
+            api_key_env="GEMINI_API_KEY",
+        ),
+        Endpoint(
             name="vertex",
             dialect="gemini",
             base_url="https://aiplatform.googleapis.com/v1/publishers/google",
@@ -291,6 +304,20 @@ def _builtin() -> dict[str, Endpoint]:
         Endpoint(
             name="sim-gemini",
             dialect="gemini",
+            base_url=f"{MOCK_PLACEHOLDER}/v1beta",
+            local=True,
+            key_required=False,
+        ),
+        Endpoint(
+            name="sim-bedrock",
+            dialect="bedrock-converse",
+            base_url=MOCK_PLACEHOLDER,
+            local=True,
+            key_required=False,
+        ),
+        Endpoint(
+            name="sim-interactions",
+            dialect="gemini-interactions",
             base_url=f"{MOCK_PLACEHOLDER}/v1beta",
             local=True,
             key_required=False,

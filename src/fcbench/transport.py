@@ -32,6 +32,12 @@ mock fault           what reaches the client                                    
 None of these is ever a model outcome: a corrupted or cut wire is the provider's or the network's
 fault, so it is coverage loss (``not_scored``), never unparseable arguments or a text answer.
 
+Streams come in two framings, chosen by the adapter's ``Capabilities.stream_framing``
+(:data:`STREAM_FRAMINGS`): server-sent events, and AWS event-stream binary frames (Bedrock). Each
+framing only turns the body into ``(event name, data)`` pairs; limits, raw capture (``events``),
+stalls and cuts are handled once for both. A frame that fails its checksum or that the stream ends
+inside of is ``bad_response``, like a cut connection.
+
 Limits (:class:`Limits`) hold against a hostile or broken provider: ``timeout_s`` bounds every
 read and the whole request (a server that drips one byte at a time or streams forever is cut at
 the deadline: ``timeout``, ``raw.deadline = "request"``), a deadline per observation bounds its
@@ -49,15 +55,17 @@ import re
 import ssl
 import time
 import zlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import httpx
-from httpx_sse import aconnect_sse
+from httpx_sse import EventSource
 
 from fcbench.adapters.base import Adapter, BuiltRequest, ParsedTurn
+from fcbench.adapters.eventstream import EventStreamDecoder, FrameError, frame_event
 from fcbench.contract import ProviderErrorOutcome
 from fcbench.endpoints import Endpoint
 from fcbench.redact import Redactor
@@ -66,7 +74,15 @@ CONNECTIONS_PER_CLIENT = 8
 """Connections per pooled client; an endpoint gets as many clients as its concurrency needs."""
 
 RETRYABLE_CODES = frozenset({"rate_limited", "server", "overloaded", "timeout", "bad_response"})
-KEEP_RESPONSE_HEADERS = ("content-type", "retry-after", "retry-after-ms", "x-request-id", "request-id")
+KEEP_RESPONSE_HEADERS = (
+    "content-type",
+    "retry-after",
+    "retry-after-ms",
+    "x-request-id",
+    "request-id",
+    "x-amzn-requestid",
+    "x-amzn-errortype",
+)
 
 
 @dataclass
@@ -95,6 +111,55 @@ class Limits:
     """Of a cut response, how much of the body is kept in the raw capture."""
     observation_factor: float = 3.0
     """An observation's retries stop once it has run ``observation_factor x timeout_s``."""
+
+
+StreamEvents = Callable[[httpx.Response], AsyncIterator[tuple[str | None, str]]]
+"""Reads a streamed body into ``(event name or None, data)`` pairs as they arrive."""
+
+
+async def sse_stream_events(response: httpx.Response) -> AsyncIterator[tuple[str | None, str]]:
+    """Server-sent events: the ``event:`` name (None for the default ``message``) and the data."""
+    async for sse in EventSource(response).aiter_sse():
+        yield (sse.event if sse.event != "message" else None, sse.data)
+
+
+async def eventstream_stream_events(response: httpx.Response) -> AsyncIterator[tuple[str | None, str]]:
+    """AWS event-stream frames (:func:`fcbench.adapters.eventstream.frame_event`); raises
+    :class:`~fcbench.adapters.eventstream.FrameError` on a bad checksum or a frame cut short."""
+    decoder = EventStreamDecoder()
+    async for chunk in response.aiter_bytes():
+        for frame in decoder.feed(chunk):
+            yield frame_event(frame)
+    decoder.close()
+
+
+@dataclass(frozen=True)
+class StreamFraming:
+    """How a streamed response of one framing (:attr:`Capabilities.stream_framing`) is asked for and read."""
+
+    content_type: str
+    """What the response's ``content-type`` must contain to be read as a stream."""
+    request_headers: Mapping[str, str]
+    """Headers sent with a streamed request (they override the caller's of the same name)."""
+    events: StreamEvents
+    """The body's ``(event name, data)`` pairs, the same for every framing."""
+
+
+STREAM_FRAMINGS: Mapping[str, StreamFraming] = MappingProxyType(
+    {
+        "sse": StreamFraming(
+            "text/event-stream",
+            {"Accept": "text/event-stream", "Cache-Control": "no-store"},
+            sse_stream_events,
+        ),
+        "aws-eventstream": StreamFraming(
+            "application/vnd.amazon.eventstream",
+            {"Accept": "application/vnd.amazon.eventstream"},
+            eventstream_stream_events,
+        ),
+    }
+)
+"""Stream framing -> how the transport reads it; limits, raw capture and cut handling are shared."""
 
 
 class ResponseTooLarge(Exception):
@@ -441,13 +506,14 @@ class Transport:
     ) -> tuple[ParsedTurn, dict[str, Any], float | None]:
         events: list[tuple[str | None, str]] = []
         params = built.query or None
-        async with aconnect_sse(
-            client, "POST", url, json=built.body, params=params, headers=headers
-        ) as source:
-            response = source.response
+        framing = STREAM_FRAMINGS[adapter.capabilities.stream_framing]
+        send_headers = {**headers, **framing.request_headers}
+        async with client.stream(
+            "POST", url, json=built.body, params=params, headers=send_headers
+        ) as response:
             if response.status_code >= 400:
                 return await self._read_body(adapter, response) or self._finish(adapter, response, offered)
-            if "text/event-stream" not in response.headers.get("content-type", ""):
+            if framing.content_type not in response.headers.get("content-type", ""):
                 cut = await self._read_body(adapter, response)
                 if cut is not None:
                     return cut
@@ -461,14 +527,14 @@ class Transport:
             }
             size = 0
             try:
-                async for sse in source.aiter_sse():
-                    size += len(sse.data)
+                async for name, data in framing.events(response):
+                    size += len(data)
                     if len(events) >= self._caps.max_stream_events or size > self._caps.max_response_bytes:
                         raise ResponseTooLarge(
                             f"stream over {self._caps.max_stream_events} events or "
                             f"{self._caps.max_response_bytes} bytes"
                         )
-                    events.append((sse.event if sse.event != "message" else None, sse.data))
+                    events.append((name, data))
             except ResponseTooLarge as exc:
                 kept, total = [], 0
                 for event in events:
@@ -484,4 +550,8 @@ class Transport:
             except (httpx.TransportError, httpx.StreamError) as exc:
                 raw["cut"] = f"{type(exc).__name__}: {exc}"
                 return _error_turn("bad_response", f"stream cut after {len(events)} events"), raw, None
+            except FrameError as exc:
+                raw["cut"] = f"{type(exc).__name__}: {exc}"
+                message = f"stream framing broken after {len(events)} events: {exc}"
+                return _error_turn("bad_response", message), raw, None
         return adapter.parse_stream(events, offered), raw, None

@@ -244,11 +244,17 @@ def test_any_single_corrupted_event_is_a_bad_response(mock_server: str, dialect:
 
 UNKNOWN_EVENTS: dict[str, tuple[int, tuple[str | None, str]]] = {
     "anthropic-messages": (1, ("mystery_event", json.dumps({"type": "mystery_event"}))),
+    "bedrock-converse": (1, ("mysteryEvent", json.dumps({"p": "abc"}))),
+    "gemini-interactions": (1, (None, json.dumps({"event_type": "interaction.mystery"}))),
     "gemini": (1, ("mystery_event", json.dumps({"candidates": []}))),
     "openai-chat": (-1, (None, json.dumps({"object": "late"}))),  # after [DONE]
     "openai-responses": (1, ("response.mystery", json.dumps({"type": "response.mystery"}))),
 }
 """A well-formed event of a type the dialect does not know, and where to put it (-1: at the end)."""
+
+
+def test_every_dialect_has_an_unknown_event() -> None:
+    assert sorted(UNKNOWN_EVENTS) == adapters.dialects()
 
 
 @pytest.mark.parametrize("dialect", sorted(UNKNOWN_EVENTS))

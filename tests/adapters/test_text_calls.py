@@ -160,6 +160,14 @@ def _wire(dialect: str, text: str) -> dict[str, Any]:
     if dialect == "openai-responses":
         item = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
         return {"id": "r1", "status": "completed", "output": [item]}
+    if dialect == "bedrock-converse":
+        return {
+            "output": {"message": {"role": "assistant", "content": [{"text": text}]}},
+            "stopReason": "end_turn",
+        }
+    if dialect == "gemini-interactions":
+        step = {"type": "model_output", "content": [{"type": "text", "text": text}]}
+        return {"id": "v1_1", "status": "completed", "steps": [step]}
     if dialect == "anthropic-messages":
         return {
             "id": "m1",

@@ -20,7 +20,7 @@ def test_validate_builtin_suite_exits_zero_with_summary() -> None:
     result = _run("validate", name)
     assert result.returncode == 0, result.stderr
     suite = load_suite(name)
-    assert f"suite {name} 1.0.0: {len(suite.cases)} cases" in result.stdout
+    assert f"suite {name} {suite.info.dataset_version}: {len(suite.cases)} cases" in result.stdout
     for category in ("normal", "boundary", "adversarial"):
         assert category in result.stdout
 
@@ -30,7 +30,7 @@ def test_validate_json_summary_matches_the_suite() -> None:
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     suite = load_suite("core")
-    assert summary["suite"] == "core" and summary["dataset_version"] == "1.0.0"
+    assert summary["suite"] == "core" and summary["dataset_version"] == suite.info.dataset_version
     assert summary["dataset_hash"] == suite.dataset_hash
     assert summary["cases"] == len(suite.cases)
     assert sum(summary["by_category"].values()) == len(suite.cases)

@@ -11,6 +11,7 @@ import httpx
 from cli_run import stop
 
 from fcbench.cli.app import VERB_MODULES
+from fcbench.mock.server import BASE_PATHS
 
 # Until the verb is listed in the app's VERB_MODULES, run the real entry point with it added.
 _BOOT = (
@@ -33,9 +34,9 @@ def test_cli_serve_prints_base_urls_and_serves() -> None:
     )
     try:
         assert process.stdout is not None
-        lines = [process.stdout.readline().split() for _ in range(4)]
+        lines = [process.stdout.readline().split() for _ in range(len(BASE_PATHS))]
         urls = dict((name, url) for name, url in lines)
-        assert set(urls) == {"openai-chat", "openai-responses", "anthropic-messages", "gemini"}
+        assert set(urls) == set(BASE_PATHS)
         root = urls["anthropic-messages"]
         assert root.startswith("http://127.0.0.1:") and urls["gemini"] == root + "/v1beta"
         deadline = time.monotonic() + 15

@@ -12,6 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from fcbench.endpoints import DEFAULT_TARGETS
+from fcbench.suite.loader import load_suite
+
+
+def default_run_size() -> int:
+    """Observations of one repeat of the default run: core's single-turn cases on every default target."""
+    return sum(1 for case in load_suite("core").cases if case.recovery is None) * len(DEFAULT_TARGETS)
+
 
 @pytest.mark.parametrize(
     ("sig", "code", "name"), [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "SIGINT")]
@@ -50,7 +58,7 @@ def test_a_signal_keeps_every_finished_observation_and_says_how_to_resume(
     assert f"resume with: fcbench run --resume runs/{records.parent.name}" in err
     assert "Traceback" not in err, err
     kept = [json.loads(line) for line in records.read_text().splitlines()]
-    assert int(stopped.group(1)) == len(kept) and int(stopped.group(2)) == 78 * 4
+    assert int(stopped.group(1)) == len(kept) and int(stopped.group(2)) == default_run_size()
     assert len(kept) >= 8 and len({r["seq"] for r in kept}) == len(kept)
     resumed = subprocess.run(
         [sys.executable, "-m", "fcbench", "run", "--resume", str(records.parent), "--no-progress"],
@@ -61,4 +69,4 @@ def test_a_signal_keeps_every_finished_observation_and_says_how_to_resume(
     )
     assert resumed.returncode == 0, resumed.stderr
     final = [json.loads(line) for line in records.read_text().splitlines()]
-    assert len(final) == len({r["seq"] for r in final}) == 78 * 4
+    assert len(final) == len({r["seq"] for r in final}) == default_run_size()

@@ -17,7 +17,9 @@ def test_mock_server_lifecycle() -> None:
             "openai-chat": server.url + "/v1",
             "openai-responses": server.url + "/v1",
             "anthropic-messages": server.url,
+            "bedrock-converse": server.url,
             "gemini": server.url + "/v1beta",
+            "gemini-interactions": server.url + "/v1beta",
         }
         assert httpx.get(server.url + "/health", trust_env=False).json()["status"] == "ok"
         root = server.url

@@ -11,9 +11,12 @@ import openai
 import pytest
 from google import genai
 from google.genai import errors, types
-from spec_fields import FIELDS_FILE, render
+from spec_fields import FIELDS_FILE, message_schemas, properties, render
+from wire_fixtures import interactions, load_spec
 
+from fcbench.mock.common import MockError
 from fcbench.mock.server import MockServer
+from fcbench.mock.strict import CHAT_MESSAGE_EXTRAS, FIELDS, check_fields
 
 PROMPT = "Quote standard shipping for 750 grams to US postal code 02139."
 TOOL_SCHEMA: dict[str, Any] = {
@@ -160,6 +163,101 @@ def test_known_snake_case_gemini_fields_pass(inspector: MockServer) -> None:
         trust_env=False,
     )
     assert answer.status_code == 200, answer.text
+
+
+# ---------------------------------------------------------------- chat messages
+CHAT_ROLES = ("developer", "system", "user", "assistant", "tool", "function")
+
+
+def _chat_error(body: dict[str, Any]) -> MockError | None:
+    try:
+        check_fields("openai-chat", body)
+    except MockError as exc:
+        return exc
+    return None
+
+
+def test_chat_message_sets_are_the_spec_union_branches() -> None:
+    schemas = load_spec("openai/openapi.json")["components"]["schemas"]
+    labels = message_schemas(schemas)
+    assert sorted(labels) == sorted(f"message.{role}" for role in CHAT_ROLES)
+    chat = FIELDS["openai-chat"]
+    for label, name in labels.items():
+        assert chat[label] == frozenset(properties(schemas, schemas[name])), label
+        assert {"role", "content"} <= chat[label]
+    assert "tool_call_id" in chat["message.tool"] and "tool_call_id" not in chat["message.user"]
+    # An exception is only an exception when the spec leaves the field out.
+    for label, names in CHAT_MESSAGE_EXTRAS.items():
+        assert label in labels and names and not names & chat[label]
+
+
+def test_every_recorded_chat_request_passes_the_message_check() -> None:
+    recorded = [item for item in interactions("openai_chat") if item.request_body]
+    rejected = {
+        item.key: str(_chat_error(item.request_json)) for item in recorded if _chat_error(item.request_json)
+    }
+    assert rejected == {}
+    checked = [m for item in recorded for m in item.request_json["messages"]]
+    assert len(recorded) >= 10 and {m["role"] for m in checked} >= {"system", "user", "assistant", "tool"}
+
+
+def test_message_exceptions_are_exactly_what_recorded_traffic_shows() -> None:
+    beyond: dict[str, set[str]] = {}
+    for item in interactions("openai_chat"):
+        if item.status != 200 or not item.request_body:
+            continue
+        for message in item.request_json["messages"]:
+            label = f"message.{message['role']}"
+            extra = set(message) - FIELDS["openai-chat"][label]
+            if extra:
+                beyond.setdefault(label, set()).update(extra)
+    assert beyond == {label: set(names) for label, names in CHAT_MESSAGE_EXTRAS.items()}
+
+
+@pytest.mark.parametrize("role", CHAT_ROLES)
+def test_chat_message_keys_are_checked_per_role(role: str) -> None:
+    allowed = FIELDS["openai-chat"][f"message.{role}"] | CHAT_MESSAGE_EXTRAS.get(
+        f"message.{role}", frozenset()
+    )
+    full = {key: None for key in allowed} | {"role": role}
+    assert _chat_error({"model": "m", "messages": [full]}) is None
+    error = _chat_error(
+        {"model": "m", "messages": [{"role": "user", "content": "hi"}, {**full, "colour": "red"}]}
+    )
+    assert error is not None and error.kind == "invalid_request"
+    assert (error.param, error.code) == ("messages[1].colour", "unknown_parameter")
+    assert error.message == "Unknown parameter: 'messages[1].colour'."
+
+
+def test_chat_message_key_of_another_role_is_unknown() -> None:
+    error = _chat_error({"model": "m", "messages": [{"role": "user", "content": "hi", "tool_call_id": "c"}]})
+    assert error is not None and error.param == "messages[0].tool_call_id"
+    annotated = {"role": "user", "content": "hi", "annotations": []}
+    assert _chat_error({"model": "m", "messages": [annotated]}) is not None
+    assert _chat_error({"model": "m", "messages": [{**annotated, "role": "assistant"}]}) is None
+
+
+def test_openai_chat_unknown_message_field(inspector: MockServer) -> None:
+    client = _openai(inspector)
+    message: Any = {"role": "user", "content": "hi", "colour": "red"}
+    with pytest.raises(openai.BadRequestError) as info:
+        client.chat.completions.create(model="sim-echo", messages=[message])
+    assert info.value.status_code == 400
+    assert info.value.body == {
+        "message": "Unknown parameter: 'messages[0].colour'.",
+        "type": "invalid_request_error",
+        "param": "messages[0].colour",
+        "code": "unknown_parameter",
+    }
+    # A reply's message sent back as it came (``annotations`` included) is accepted.
+    first = client.chat.completions.create(model="sim-echo", messages=[{"role": "user", "content": "hi"}])
+    echoed: Any = first.choices[0].message.model_dump(exclude_none=True)
+    assert "annotations" in echoed
+    again = client.chat.completions.create(
+        model="sim-echo",
+        messages=[{"role": "user", "content": "hi"}, echoed, {"role": "user", "content": "ok"}],
+    )
+    assert again.choices[0].finish_reason == "stop"
 
 
 # ---------------------------------------------------------------- beta fields

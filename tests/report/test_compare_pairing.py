@@ -16,6 +16,7 @@ from records_builder import RunBuilder, call_outcome, error_outcome, text_outcom
 
 from fcbench.metrics import compute_metrics
 from fcbench.report.compare import Comparison, compare_runs
+from fcbench.suite.loader import load_suite
 
 OLD = ("openai", "gpt-4o-2024-08-06")
 NEW = ("openai", "gpt-4o-2024-11-20")
@@ -334,7 +335,9 @@ def test_real_runs_over_http_pair_by_name_and_fail_closed(tmp_path: Path) -> Non
 
     code, data = compare_json(base, limited)
     assert code == 1
+    boundary = [c for c in load_suite("core").cases if c.category == "boundary" and c.recovery is None]
+    planned = 2 * len(boundary)  # two repeats of core's single-turn boundary cases
     assert data["failures"][0] == (
         "prod (sim:sim-careful) [selection]: NEW has nothing scorable "
-        "(0 of 66 planned observations; rate_limited x66)"
+        f"(0 of {planned} planned observations; rate_limited x{planned})"
     )

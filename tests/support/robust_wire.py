@@ -1,6 +1,7 @@
 """Real recorded provider payloads and hypothesis strategies that damage them.
 
-Payloads come from ``tests/fixtures/wire/interactions.jsonl`` (real traffic). Streams are split into
+Payloads come from ``tests/fixtures/wire/interactions.jsonl`` (real traffic); a dialect without
+public recordings starts from what the mock provider sends (:func:`mock_payloads`). Streams are split into
 ``(event, data)`` pairs the way an SSE client does, so a parser sees what the transport hands it.
 
 Damage applied by the strategies:
@@ -89,7 +90,7 @@ def payloads() -> tuple[Payload, ...]:
                     events=tuple(sse_events(text)) if stream else (),
                 )
             )
-    return tuple(found)
+    return tuple(found) + mock_payloads()
 
 
 def bodies(dialect: str, ok_only: bool = True) -> list[Any]:
@@ -321,3 +322,81 @@ def damaged_stream(draw: st.DrawFn, events: tuple[SSEEvent, ...], dialect: str) 
                 data,
             )
     return out
+
+
+MOCK_REPLIES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("call", {"kind": "calls", "calls": [{"name": "lookup_order", "arguments": {"order_id": "ORD-104821"}}]}),
+    (
+        "parallel",
+        {
+            "kind": "calls",
+            "calls": [
+                {"name": "lookup_order", "arguments": {"order_id": "ORD-104821"}},
+                {"name": "get_weather", "arguments": {"city": "Zürich", "unit": "celsius"}},
+            ],
+        },
+    ),
+    ("text", {"kind": "text", "text": "ORD-104821 shipped on Monday."}),
+)
+"""Replies asked of the mock's scripted model for the dialects no public recording covers."""
+
+
+@cache
+def mock_payloads() -> tuple[Payload, ...]:
+    """Responses the mock provider sends, over real HTTP, in the dialects that have no recorded real
+    traffic here (Bedrock Converse, Gemini Interactions): each reply of :data:`MOCK_REPLIES`, plain
+    and streamed, as the transport captured it (streams as the ``(event, data)`` pairs it decoded).
+    They are a starting point to damage, not evidence of the real wire format."""
+    import asyncio
+
+    from fcbench import adapters
+    from fcbench.adapters.base import RequestOptions, ToolChoice
+    from fcbench.contract import Tool, UserMessage
+    from fcbench.endpoints import Endpoint
+    from fcbench.mock.server import MockServer
+    from fcbench.transport import RetryPolicy, Transport
+
+    uncovered = sorted(set(adapters.dialects()) - set(API_DIALECTS.values()))
+    tool = Tool(name="lookup_order", description="Look up an order.", parameters={"type": "object"})
+    found = []
+
+    async def exchange(
+        endpoint: Endpoint, dialect: str, reply: dict[str, Any], stream: bool
+    ) -> dict[str, Any]:
+        adapter = adapters.get(dialect)
+        options = RequestOptions(model="sim-scripted", stream=stream)
+        built = adapter.build_request(None, [UserMessage(content="hi")], [tool], ToolChoice(), options)
+        transport = Transport(timeout_s=20, retry=RetryPolicy(max_retries=0))
+        try:
+            done = await transport.exchange(
+                endpoint,
+                adapter,
+                built,
+                api_key="fuzz-key",
+                offered_tools=["lookup_order", "get_weather"],
+                headers={"X-Fcbench-Sim-Reply": json.dumps(reply)},
+            )
+        finally:
+            await transport.aclose()
+        return done.raw["response"]
+
+    with MockServer() as server:
+        urls = server.base_urls()
+        for dialect in uncovered:
+            endpoint = Endpoint(
+                name=f"fuzz-{dialect}", dialect=dialect, base_url=urls[dialect], key_required=False
+            )
+            for name, reply in MOCK_REPLIES:
+                for stream in (False, True):
+                    response = asyncio.run(exchange(endpoint, dialect, reply, stream))
+                    events = tuple((e[0], e[1]) for e in response.get("events", ())) if stream else ()
+                    found.append(
+                        Payload(
+                            key=f"mock:{dialect}:{name}:{'stream' if stream else 'json'}",
+                            dialect=dialect,
+                            status=int(response.get("status", 200)),
+                            body=None if stream else response["body"],
+                            events=events,
+                        )
+                    )
+    return tuple(found)

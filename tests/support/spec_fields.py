@@ -2,8 +2,9 @@
 
 ``derive()`` reads the three spec files under ``tests/fixtures/specs/`` and returns what
 ``src/fcbench/mock/fields.json`` must hold: per dialect, per object label, the sorted names of the
-object's properties (``allOf`` parts and object ``anyOf`` branches merged), and for Anthropic the
-``type`` tags of the tool union with and without beta. ``python tests/support/spec_fields.py``
+object's properties (``allOf`` parts and object ``anyOf`` branches merged), for OpenAI Chat one
+``message.<role>`` set per branch of the ``messages`` item union, and for Anthropic the ``type``
+tags of the tool union with and without beta. ``python tests/support/spec_fields.py``
 rewrites the data file; ``tests/mock/test_strict.py`` checks that it is up to date.
 """
 
@@ -129,6 +130,20 @@ def _tool_types(schemas: dict[str, Any], request: str) -> list[str]:
     return sorted(tags)
 
 
+CHAT_MESSAGE_UNION = "ChatCompletionRequestMessage"
+"""The spec's ``messages`` item: a ``oneOf`` of one schema per ``role``."""
+
+
+def message_schemas(schemas: dict[str, Any], union: str = CHAT_MESSAGE_UNION) -> dict[str, str]:
+    """``message.<role>`` label -> spec component, for every branch of the Chat message union."""
+    out: dict[str, str] = {}
+    for branch in schemas[union]["oneOf"]:
+        name = branch["$ref"].rsplit("/", 1)[-1]
+        for role in schemas[name]["properties"]["role"]["enum"]:
+            out[f"message.{role}"] = name
+    return out
+
+
 def derive() -> dict[str, Any]:
     """The content of ``fields.json``, computed from the spec files."""
     out: dict[str, Any] = {}
@@ -137,6 +152,9 @@ def derive() -> dict[str, Any]:
         entry: dict[str, Any] = {
             label: sorted(properties(schemas, {"$ref": f"#/{name}"})) for label, name in objects.items()
         }
+        if dialect == "openai-chat":
+            for label, name in message_schemas(schemas).items():
+                entry[label] = sorted(properties(schemas, {"$ref": f"#/{name}"}))
         if dialect == "anthropic-messages":
             entry["tool_types"] = _tool_types(schemas, "CreateMessageParams")
             entry["beta:tool_types"] = _tool_types(schemas, "BetaCreateMessageParams")

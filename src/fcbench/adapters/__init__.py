@@ -15,7 +15,9 @@ from fcbench.errors import TargetError
 
 BUILTIN_ADAPTERS: dict[str, str] = {
     "anthropic-messages": "fcbench.adapters.anthropic_messages:AnthropicMessages",
+    "bedrock-converse": "fcbench.adapters.bedrock_converse:BedrockConverse",
     "gemini": "fcbench.adapters.gemini:Gemini",
+    "gemini-interactions": "fcbench.adapters.gemini_interactions:GeminiInteractions",
     "openai-chat": "fcbench.adapters.openai_chat:OpenAIChat",
     "openai-responses": "fcbench.adapters.openai_responses:OpenAIResponses",
 }

@@ -120,6 +120,10 @@ class Capabilities(_Frozen):
     """The request can disable parallel calls."""
     strict_mode: bool
     streaming: bool = True
+    stream_framing: Literal["sse", "aws-eventstream"] = "sse"
+    """How a streamed response is framed on the wire: server-sent events (``text/event-stream``),
+    or AWS event-stream binary messages (``application/vnd.amazon.eventstream``, decoded by
+    :mod:`fcbench.adapters.eventstream`). Either way ``parse_stream`` gets ``(event, data)`` pairs."""
     stateful_continuation: bool = False
     """The provider can continue a stored conversation by id (:attr:`RequestOptions.previous_response_id`)."""
 

@@ -68,7 +68,7 @@ def compare(
     Examples: fcbench compare runs/base runs/new; fcbench compare runs/base runs/new --max-drop 2
     --pair openai:gpt-4o=openai:gpt-4.1
     """
-    from fcbench.metrics import compute_metrics
+    from fcbench.metrics.parallel import compute_metrics_of
     from fcbench.report.compare import compare_runs, parse_pair
     from fcbench.report.compare_render import render_compare_json, render_compare_markdown
     from fcbench.report.github import render_compare_github
@@ -81,9 +81,10 @@ def compare(
         raise ConfigError("must be between 0 and 1", key="--alpha")
     pairs = [parse_pair(p) for p in pair or []]
     modes = mode or None
+    base_metrics, new_metrics = compute_metrics_of([base, new], modes=modes, profile=profile)
     comparison = compare_runs(
-        compute_metrics(base, modes=modes, profile=profile),
-        compute_metrics(new, modes=modes, profile=profile),
+        base_metrics,
+        new_metrics,
         max_drop=max_drop,
         alpha=alpha,
         allow_dataset_change=allow_dataset_change,

@@ -21,6 +21,9 @@ What each reader takes from the body:
   ``functionResponse`` parts; ``functionDeclarations`` with ``parametersJsonSchema`` or the typed
   ``parameters`` (turned into JSON Schema); ``toolConfig.functionCallingConfig``. camelCase and
   snake_case field names alike.
+* ``bedrock-converse``: ``system`` text blocks; ``messages`` with ``text``, ``toolUse`` and
+  ``toolResult`` blocks (a ``json`` result as its value); ``toolConfig.tools[].toolSpec`` with
+  ``inputSchema.json``; ``toolConfig.toolChoice``. The model id is in the URL, not the body.
 """
 
 from __future__ import annotations
@@ -397,6 +400,75 @@ def read_gemini(body: Any) -> LoggedRequest:
     return history.done(tools, _gemini_choice(gemini_field(body, "toolConfig")), body.get("model"))
 
 
+_BEDROCK_CHOICES: Mapping[str, str] = {"auto": "auto", "any": "required"}
+
+
+def _bedrock_choice(config: Any) -> str:
+    choice = config.get("toolChoice") if isinstance(config, dict) else None
+    if not isinstance(choice, dict):
+        return "auto"
+    named = choice.get("tool")
+    if isinstance(named, dict) and isinstance(named.get("name"), str):
+        return f"tool:{named['name']}"
+    return next((_BEDROCK_CHOICES[k] for k in choice if k in _BEDROCK_CHOICES), "auto")
+
+
+def _bedrock_result(result: dict[str, Any]) -> Any:
+    parts = [p for p in _list(result.get("content"), "toolResult.content") if isinstance(p, dict)]
+    values = [p["json"] if "json" in p else p.get("text", "") for p in parts if "json" in p or "text" in p]
+    if len(values) == 1:
+        return values[0]
+    return "".join(v if isinstance(v, str) else json.dumps(v) for v in values)
+
+
+def _bedrock_turn(role: Any, content: list[Any], history: _History, where: str) -> None:
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for position, raw in enumerate(content):
+        block, at = _object(raw, f"{where}.content[{position}]"), f"{where}.content[{position}]"
+        if isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif role == "assistant" and isinstance(block.get("toolUse"), dict):
+            use = block["toolUse"]
+            calls.append(make_call(use.get("toolUseId"), _name(use.get("name"), at), use.get("input", {})))
+        elif role == "user" and isinstance(block.get("toolResult"), dict):
+            result = block["toolResult"]
+            history.result(
+                result.get("toolUseId"), None, _bedrock_result(result), result.get("status") == "error"
+            )
+        else:
+            history.notes.append(f"{at}: {', '.join(sorted(block)) or 'empty'} block left out")
+    if role == "assistant":
+        history.assistant("".join(texts), calls)
+    elif texts:
+        history.user("".join(texts))
+
+
+def read_bedrock_converse(body: Any) -> LoggedRequest:
+    """Read a Bedrock Converse (or ConverseStream) request body (the model id is in the URL)."""
+    body = _object(body, "the request")
+    history = _History()
+    history.system_text(text_of(body.get("system")))
+    for index, raw in enumerate(_list(body.get("messages"), "messages")):
+        message, where = _object(raw, f"messages[{index}]"), f"messages[{index}]"
+        if message.get("role") not in ("user", "assistant"):
+            raise RequestFormatError(f"{where}: unknown role {message.get('role')!r}")
+        _bedrock_turn(message["role"], _list(message.get("content"), f"{where}.content"), history, where)
+    config = body.get("toolConfig")
+    tools = []
+    for index, raw in enumerate(_list(config.get("tools") if isinstance(config, dict) else None, "tools")):
+        spec = _object(raw, f"toolConfig.tools[{index}]").get("toolSpec")
+        if not isinstance(spec, dict):
+            history.notes.append(f"toolConfig.tools[{index}]: {', '.join(sorted(raw))} entry left out")
+            continue
+        schema = spec.get("inputSchema")
+        parameters = schema.get("json") if isinstance(schema, dict) else None
+        tools.append(
+            _tool(spec.get("name"), spec.get("description"), parameters, f"toolConfig.tools[{index}]")
+        )
+    return history.done(tools, _bedrock_choice(config), None)
+
+
 RequestReader = Callable[[Any], LoggedRequest]
 """Reads one decoded request body; raises :class:`RequestFormatError` when it cannot."""
 
@@ -405,15 +477,25 @@ READERS: Mapping[str, RequestReader] = {
     "openai-responses": read_openai_responses,
     "anthropic-messages": read_anthropic_messages,
     "gemini": read_gemini,
+    "bedrock-converse": read_bedrock_converse,
 }
 """Dialect (adapter registry name) -> request reader."""
+
+NOT_READ: Mapping[str, str] = {
+    "gemini-interactions": "its logs are interactions chained by previous_interaction_id, and a "
+    "logged request alone does not hold the conversation it continues",
+}
+"""Dialects of the adapter registry whose logs have no reader yet, and why."""
 
 
 def read_request(dialect: str, body: Any) -> LoggedRequest:
     """Read one logged request body of ``dialect`` (a JSON string is decoded first)."""
     reader = READERS.get(dialect)
     if reader is None:
-        raise RequestFormatError(f"no request reader for dialect {dialect!r}; known: {', '.join(READERS)}")
+        why = f" ({NOT_READ[dialect]})" if dialect in NOT_READ else ""
+        raise RequestFormatError(
+            f"no request reader for dialect {dialect!r}{why}; known: {', '.join(READERS)}"
+        )
     if isinstance(body, str):
         try:
             body = json.loads(body)
@@ -422,4 +504,4 @@ def read_request(dialect: str, body: Any) -> LoggedRequest:
     return reader(body)
 
 
-__all__ = ["READERS", "LoggedRequest", "RequestFormatError", "RequestReader", "read_request"]
+__all__ = ["NOT_READ", "READERS", "LoggedRequest", "RequestFormatError", "RequestReader", "read_request"]

@@ -1,4 +1,4 @@
-"""The mock provider's ASGI app: routes of the four dialects, model listing, health.
+"""The mock provider's ASGI app: routes of every dialect, model listing, health.
 
 ==========================================================  ====================
 route                                                        dialect
@@ -12,6 +12,9 @@ route                                                        dialect
 ``POST /{v1,v1beta}/models/{model}:countTokens``             ``gemini``
 ``POST /v1/[projects/{p}/locations/{l}/]publishers/google/``   ``gemini`` (Vertex AI: the same
 ``models/{model}:{generateContent,streamGenerateContent}``     methods, a bearer token or a key)
+``POST /{v1,v1beta}/interactions``                           ``gemini-interactions``
+``POST /model/{modelId}/converse``                           ``bedrock-converse``
+``POST /model/{modelId}/converse-stream``                    ``bedrock-converse`` (event stream)
 ``GET /v1/models``, ``GET /v1beta/models``                   by request headers
 ``GET /health``                                              --
 ==========================================================  ====================
@@ -40,6 +43,10 @@ _GEMINI_VERSIONS = ("v1", "v1beta")
 
 def guess_dialect(path: str, headers: Mapping[str, str], query: Mapping[str, str]) -> str:
     """The dialect a request most likely speaks, from its path and auth headers."""
+    if path.startswith("/model/"):
+        return "bedrock-converse"
+    if path.split("/")[2:3] == ["interactions"]:
+        return "gemini-interactions"
     if "x-goog-api-key" in headers or "key" in query or path.startswith("/v1beta") or ":" in path:
         return "gemini"
     if "anthropic-version" in headers or "x-api-key" in headers or path.startswith("/v1/messages"):
@@ -115,6 +122,24 @@ def create_app(
     async def vertex(request: Request, project: str, location: str, target: str) -> Response:
         """Gemini on Vertex AI in a project and region (bearer token): the Gemini methods."""
         return await generate_content(request, "v1", target)
+
+    @app.post("/{version}/interactions")
+    async def interactions(request: Request, version: str) -> Response:
+        """Gemini Interactions (``POST /v1beta/interactions``)."""
+        if version not in _GEMINI_VERSIONS:
+            return _not_found(engine, request)
+        return await engine.handle(request, "gemini-interactions", Route())
+
+    @app.post("/model/{model_id:path}/converse")
+    async def converse(request: Request, model_id: str) -> Response:
+        """Bedrock ``Converse`` (the model id may hold ``:`` and, percent-encoded, ``/``)."""
+        return await engine.handle(request, "bedrock-converse", Route(path_model=model_id))
+
+    @app.post("/model/{model_id:path}/converse-stream")
+    async def converse_stream(request: Request, model_id: str) -> Response:
+        """Bedrock ``ConverseStream``: the answer as an AWS event stream."""
+        route = Route(path_model=model_id, path_stream=True)
+        return await engine.handle(request, "bedrock-converse", route)
 
     @app.get("/v1/models")
     async def list_models(request: Request) -> Response:

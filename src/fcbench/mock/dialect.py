@@ -15,12 +15,15 @@ from typing import Any, Protocol
 
 from fcbench.mock.common import Decoded, MockError, RenderContext, SseEvent
 from fcbench.mock.sim.base import SimReply
+from fcbench.mock.wire import SSE_TYPE
 
 DIALECTS: Mapping[str, str] = {
     "openai-chat": "fcbench.mock.openai_chat:OpenAIChatDialect",
     "openai-responses": "fcbench.mock.openai_responses:OpenAIResponsesDialect",
     "anthropic-messages": "fcbench.mock.anthropic_messages:AnthropicMessagesDialect",
+    "bedrock-converse": "fcbench.mock.bedrock_converse:BedrockConverseDialect",
     "gemini": "fcbench.mock.gemini:GeminiDialect",
+    "gemini-interactions": "fcbench.mock.gemini_interactions:GeminiInteractionsDialect",
 }
 """Dialect name -> ``module:Class``; each app instance creates its own dialect objects."""
 
@@ -30,12 +33,13 @@ class RouteInfo(Protocol):
 
     @property
     def path_model(self) -> str | None:
-        """Model named in the URL path (Gemini), if any."""
+        """Model named in the URL path (Gemini, Bedrock), if any."""
         ...
 
     @property
     def path_stream(self) -> bool:
-        """Whether the URL path selects streaming (Gemini ``:streamGenerateContent``)."""
+        """Whether the URL path selects streaming (Gemini ``:streamGenerateContent``, Bedrock
+        ``/converse-stream``)."""
         ...
 
 
@@ -87,7 +91,7 @@ class Dialect(Protocol):
         ...
 
     def frame(self, event: SseEvent) -> bytes:
-        """One stream event as bytes on the wire."""
+        """One stream event as bytes on the wire (served as :func:`stream_media_type`)."""
         ...
 
     def models_list(self, names: Sequence[str]) -> dict[str, Any]:
@@ -98,6 +102,13 @@ class Dialect(Protocol):
 def status_of(dialect: Dialect, error: MockError) -> int:
     """The HTTP status a dialect answers ``error`` with."""
     return error.status or dialect.error_status.get(error.kind, 400)
+
+
+def stream_media_type(dialect: Dialect) -> str:
+    """The media type of ``dialect``'s stream bodies: its ``stream_media_type`` attribute (a
+    dialect whose :meth:`Dialect.frame` is not SSE sets it, e.g. Bedrock's event stream), else SSE."""
+    media_type = getattr(dialect, "stream_media_type", None)
+    return media_type if isinstance(media_type, str) else SSE_TYPE
 
 
 def load_dialects() -> dict[str, Dialect]:

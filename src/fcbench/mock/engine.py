@@ -35,7 +35,7 @@ from fcbench.mock.common import (
     request_tokens,
 )
 from fcbench.mock.count_tokens import COUNT_BODIES, COUNT_RENDER
-from fcbench.mock.dialect import Dialect, load_dialects, status_of
+from fcbench.mock.dialect import Dialect, load_dialects, status_of, stream_media_type
 from fcbench.mock.faults import FAULT_HEADER, FaultPlan, FaultSpec, parse_fault_header
 from fcbench.mock.scripted import REPLY_HEADER, SCRIPTED_MODEL, ScriptedModel
 from fcbench.mock.sim.base import SimModel, SimReply
@@ -56,7 +56,7 @@ _FAULT_MESSAGES: Mapping[str, str] = {
 
 @dataclass(frozen=True)
 class Route:
-    """What the URL says besides the body: model and streaming for Gemini, SSE or JSON array."""
+    """What the URL says besides the body: model and streaming (Gemini, Bedrock), SSE or JSON array."""
 
     path_model: str | None = None
     path_stream: bool = False
@@ -258,9 +258,10 @@ class MockEngine:
             text = broken.data_text()
             events[half - 1] = SseEvent(broken.event, text[: max(1, len(text) // 2)])
         frames = [dialect.frame(event) for event in events]
+        media_type = stream_media_type(dialect)
         if plan.has("stream_cut"):
-            return wire.stream_response(frames[:half], headers, cut=True)
-        return wire.stream_response(frames, headers)
+            return wire.stream_response(frames[:half], headers, cut=True, media_type=media_type)
+        return wire.stream_response(frames, headers, media_type=media_type)
 
 
 async def _hang(request: Request, seconds: float) -> None:

@@ -30,7 +30,9 @@ BASE_PATHS: Mapping[str, str] = {
     "openai-chat": "/v1",
     "openai-responses": "/v1",
     "anthropic-messages": "",
+    "bedrock-converse": "",
     "gemini": "/v1beta",
+    "gemini-interactions": "/v1beta",
 }
 """Dialect -> path to append to the server root to get that dialect's base URL."""
 

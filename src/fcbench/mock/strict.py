@@ -10,8 +10,8 @@ Objects checked (anything else, e.g. a JSON Schema, tool ``input``/``args``, is 
 dialect                objects
 =====================  ===================================================================
 openai-chat            top level; ``tools[i]`` (function) and ``tools[i].function``;
-                       ``tool_choice`` (function, allowed_tools); ``stream_options``
-                       (not ``messages``: real traffic echoes extra reply fields there)
+                       ``tool_choice`` (function, allowed_tools); ``stream_options``;
+                       ``messages[i]`` by ``role`` (plus :data:`CHAT_MESSAGE_EXTRAS`)
 openai-responses       top level; ``tools[i]`` (function); ``tool_choice`` (function,
                        allowed_tools); ``input[i]`` items ``function_call`` and
                        ``function_call_output``
@@ -24,6 +24,11 @@ gemini                 top level (generateContent and countTokens, with its
                        its ``thinkingConfig``; ``toolConfig`` and its
                        ``functionCallingConfig``; ``contents[i]`` and ``systemInstruction``;
                        ``parts[j]`` with their ``functionCall`` / ``functionResponse``
+gemini-interactions    top level; ``generation_config`` and an object ``tool_choice``;
+                       function ``tools[i]``; ``input[i]`` steps (field sets in
+                       :mod:`fcbench.mock.gemini_interactions`, from the SDK's types)
+bedrock-converse       top level; ``inferenceConfig``; ``toolConfig``, its ``tools[i]`` and
+                       their ``toolSpec`` (field sets in :mod:`fcbench.mock.bedrock_converse_input`)
 =====================  ===================================================================
 
 Error shapes: OpenAI ``{"error": {"message": "Unrecognized request argument supplied: X",
@@ -52,7 +57,9 @@ from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
+from fcbench.mock.bedrock_converse_input import check_fields as check_bedrock_fields
 from fcbench.mock.common import MockError
+from fcbench.mock.gemini_interactions import check_fields as check_interactions
 
 FieldSets = Mapping[str, frozenset[str]]
 
@@ -127,6 +134,22 @@ def _dicts(value: Any) -> list[tuple[int, dict[str, Any]]]:
 
 
 # ---------------------------------------------------------------- OpenAI
+CHAT_MESSAGE_EXTRAS: Mapping[str, frozenset[str]] = {"message.assistant": frozenset({"annotations"})}
+"""Chat message fields the spec does not list but the real API accepts (label -> names).
+
+Evidence, not guesswork: recorded real requests that got a 200 carry them (an assistant message
+echoing its reply's ``annotations: []``, as SDK loops that send ``message.model_dump()`` back do).
+A test scans every recorded Chat request and keeps this list equal to what they show.
+"""
+
+_CHAT_MESSAGES: Mapping[str, frozenset[str]] = {
+    label: names | CHAT_MESSAGE_EXTRAS.get(label, frozenset())
+    for label, names in FIELDS["openai-chat"].items()
+    if label.startswith("message.")
+}
+"""Chat ``messages[i]`` label (``message.<role>``) -> allowed keys: the spec's plus the extras."""
+
+
 def _check_openai(body: dict[str, Any], sets: FieldSets) -> None:
     """What both OpenAI dialects check: the top level, function tools and an object tool choice."""
     _keys(body, sets["request"], "", _openai_unknown)
@@ -146,8 +169,10 @@ def _check_chat(body: dict[str, Any], root: str, beta: bool) -> None:
             _keys(tool["function"], sets["function"], f"tools[{index}].function", _openai_unknown)
     if isinstance(body.get("stream_options"), dict):
         _keys(body["stream_options"], sets["stream_options"], "stream_options", _openai_unknown)
-    # Messages stay open: recorded real traffic echoes a reply's ``annotations`` in an assistant
-    # message and gets a 200, so the API does not close them the way the spec reads.
+    for index, message in _dicts(body.get("messages")):
+        allowed = _CHAT_MESSAGES.get(f"message.{message.get('role')}")
+        if allowed is not None:  # an unknown role is the role check's 400, not this one
+            _keys(message, allowed, f"messages[{index}]", _openai_unknown)
 
 
 def _check_responses(body: dict[str, Any], root: str, beta: bool) -> None:
@@ -259,7 +284,9 @@ CHECKERS: Mapping[str, Callable[[dict[str, Any], str, bool], None]] = {
     "openai-chat": _check_chat,
     "openai-responses": _check_responses,
     "anthropic-messages": _check_anthropic,
+    "bedrock-converse": check_bedrock_fields,
     "gemini": _check_gemini,
+    "gemini-interactions": check_interactions,
 }
 """Dialect -> checker(body, root label ``request`` or ``count``, beta header present)."""
 

@@ -72,21 +72,23 @@ def cut_json_response(body: Any, headers: Mapping[str, str]) -> Response:
     return CutResponse([data[: len(data) // 2]], headers=headers, declared_length=len(data))
 
 
-def stream_response(frames: Sequence[bytes], headers: Mapping[str, str], *, cut: bool = False) -> Response:
-    """An event stream; with ``cut`` the connection drops after the given frames.
+def stream_response(
+    frames: Sequence[bytes], headers: Mapping[str, str], *, cut: bool = False, media_type: str = SSE_TYPE
+) -> Response:
+    """An event stream of ``media_type``; with ``cut`` the connection drops after the given frames.
 
     Every event is ready before the response starts, so a complete stream goes out as one body
     chunk: the same bytes as one chunk per event, without paying the server's per-chunk cost
     (a send through each middleware and a socket write) for every event.
     """
     if cut:
-        return CutResponse(frames, headers=headers, media_type=SSE_TYPE)
+        return CutResponse(frames, headers=headers, media_type=media_type)
     data = b"".join(frames)
 
     async def body() -> Any:
         yield data
 
-    return StreamingResponse(body(), headers=dict(headers), media_type=SSE_TYPE)
+    return StreamingResponse(body(), headers=dict(headers), media_type=media_type)
 
 
 def json_array_response(items: Sequence[Any], headers: Mapping[str, str]) -> Response:

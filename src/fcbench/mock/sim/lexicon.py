@@ -77,14 +77,14 @@ CURRENCIES: dict[str, str] = dict(pair.split(":") for pair in _CURRENCY_TEXT.spl
 
 _SYNONYM_TEXT = """
 express=fast|faster|fastest|expedited|overnight|priority|quick|urgent|rush|next day|next-day|加急|特快
-standard=regular|normal|economy|cheapest|ground|basic|普通
-shipped=sent|dispatched|on the way|in transit|已发货
-delivered=arrived|received|已送达|已签收
+standard=regular|normal|economy|cheapest|ground|basic|普通|标准
+shipped=sent|dispatched|on the way|in transit|已发货|已经发货|在路上|运输中
+delivered=arrived|received|已送达|已签收|已经送达|已经签收
 cancelled=canceled|已取消
 canceled=cancelled|已取消
-processing=being processed|being prepared|preparing|in progress|not shipped yet|处理中
+processing=being processed|being prepared|preparing|in progress|not shipped yet|处理中|还没发货|没发货|未发货
 pending=unpaid|not paid|awaiting payment|not yet paid|待支付|未支付|待付款
-paid=payment succeeded|payment went through|already paid|已支付|支付成功|已付款
+paid=payment succeeded|payment went through|already paid|已支付|支付成功|已付款|已经付款
 completed=complete|finished|fulfilled|已完成
 open=opened
 closed=close
@@ -105,11 +105,11 @@ MOTIVES: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(r"don'?t want|do not want|no longer (?:want|need)|changed my mind|不要|不想要", re.I),
         "Customer no longer wants the order",
     ),
-    (re.compile(r"broken|damaged|defective|faulty|cracked|坏了|损坏", re.I), "Item arrived damaged"),
+    (re.compile(r"broken|damaged|defective|faulty|cracked|坏了|损坏|破损", re.I), "Item arrived damaged"),
     (
         re.compile(
             r"never (?:arrived|came|received)|didn'?t (?:arrive|receive)|not (?:arrived|received)|lost|"
-            r"没收到",
+            r"没收到|少发|漏发",
             re.I,
         ),
         "Order was not received",

@@ -15,6 +15,7 @@ _UNIT_TEXT: tuple[tuple[str, float, str], ...] = (
     ("weight", 0.001, "mg"),
     ("weight", 1.0, "g gr gram grams gramme grammes gramm gramos gramo 克"),
     ("weight", 1000.0, "kg kgs kilo kilos kilogram kilograms kilogramme kilogrammes kilogramm 公斤 千克"),
+    ("weight", 500.0, "斤"),
     ("weight", 453.59237, "lb lbs pound pounds"),
     ("weight", 28.349523125, "oz ounce ounces"),
     ("weight", 1000000.0, "tonnes"),
@@ -84,7 +85,8 @@ WORD_SEQ_RE = re.compile(
 GERMAN_COMPOUND_RE = re.compile(r"\b[a-zäöüß]{7,}\b", re.IGNORECASE)
 CJK_NUM_RE = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+")
 DIGIT_RE = re.compile(
-    r"(?<![\w./\-@#])([$€£¥])?\s?(\d{1,3}(?:,\d{3})+|\d+)(?:([.,])(\d+))?(?:\s?([万千kK])(?![a-zA-Z]))?"
+    r"(?:(?<=[\u3400-\u9fff])|(?<![\w./\-@#]))"  # also right after a CJK character (no spaces in Chinese)
+    r"([$€£¥])?\s?(\d{1,3}(?:,\d{3})+|\d+)(?:([.,])(\d+))?(?:\s?([万千kK])(?![a-zA-Z]))?"
 )
 _UNIT_ALT = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 UNIT_AFTER_RE = re.compile(rf"\s?({_UNIT_ALT})(?![a-zA-Z])", re.IGNORECASE)

@@ -123,7 +123,7 @@ CORRECTION_RE = re.compile(
 ACTION_RE = re.compile(
     r"\?|\b(?:find|show|get|give|look|check|track|quote|search|list|cancel|refund|delete|remove|send|"
     r"create|update|change|where|what|how|which|when|can you|could you|please|i want|i need|i'd like|"
-    r"i would like|tell me|estimate|calculate|book|fetch|lookup)\b|查|帮|请|取消|退",
+    r"i would like|tell me|estimate|calculate|book|fetch|lookup)\b|查|帮|请|取消|退|？|多少|哪|吗",
     re.IGNORECASE,
 )
 RETRACT_RE = re.compile(
@@ -202,8 +202,8 @@ def action_words(text: str) -> frozenset[str]:
             found.add(ACTION_VERBS[word])
         elif word in WRITE_WORDS:
             found.add(_WORD_CONCEPT.get(word) or f"w:{stem(word)}")
-    for phrase, concept in _CJK_CONCEPT:
-        if concept in WRITE_CONCEPTS and phrase in text:
+    for phrase, concept in _CJK_CONCEPT:  # 已取消 or 被删除 is a state, not a request
+        if concept in WRITE_CONCEPTS and re.search(rf"(?<!已)(?<!已经)(?<!被){re.escape(phrase)}", text):
             found.add(concept)
     for pattern, concept in PHRASE_CONCEPTS:
         if concept in WRITE_CONCEPTS and pattern.search(lowered):

@@ -1,0 +1,241 @@
+"""Build Bedrock Converse requests from canonical ones.
+
+* Path ``/model/{modelId}/converse``, or ``/converse-stream`` for a stream, with the model id
+  percent-encoded as one path segment (``:`` of versioned ids and ``/`` of ARNs included). The
+  body never names the model and has no stream flag.
+* System text (the ``system`` argument and any system messages) is one ``system`` text block;
+  ``messages`` only has ``user`` and ``assistant`` turns, each a list of content blocks.
+* An assistant turn parsed from this dialect is replayed from its ``provider_state`` (the
+  ``content`` blocks unchanged, reasoning blocks included); other assistant turns become an
+  optional ``text`` block followed by ``toolUse`` blocks.
+* Tool results after an assistant turn become **one** ``user`` message of ``toolResult`` blocks,
+  in the order of that turn's calls (matched by call id, :func:`fcbench.adapters.common.pair_results`);
+  a user message right after them is appended to it as a ``text`` block (roles must alternate).
+  An object result is sent as ``{"json": ...}``, anything else as ``{"text": ...}``;
+  ``status`` is ``error`` or ``success``.
+* ``toolConfig`` is sent whenever tools are offered, and also whenever the conversation holds
+  ``toolUse``/``toolResult`` blocks (Bedrock rejects those without it); see the tool-choice table
+  in :mod:`fcbench.adapters.bedrock_converse` for ``none``.
+* ``inferenceConfig`` carries ``maxTokens`` and ``temperature`` (when set). Other settings
+  (``topP``, ``stopSequences``, ``additionalModelRequestFields`` for model-specific fields) come
+  from a target's ``params``, merged into the body key by key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import quote
+
+from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
+from fcbench.adapters.bedrock_converse.schema import transform_schema
+from fcbench.adapters.common import pair_results, result_text
+from fcbench.contract import (
+    AssistantMessage,
+    Message,
+    SchemaChange,
+    SystemMessage,
+    Tool,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+
+DIALECT = "bedrock-converse"
+
+_CHOICES: dict[str, Callable[[ToolChoice], dict[str, Any] | None]] = {
+    "auto": lambda choice: {"auto": {}},
+    "required": lambda choice: {"any": {}},
+    "named": lambda choice: {"tool": {"name": choice.name}},
+    "none": lambda choice: None,
+}
+"""Canonical tool-choice mode -> wire ``toolChoice`` (None: not sent; Converse has no ``none``)."""
+
+NONE_WITHOUT_TOOLS = "tool_choice 'none': Converse has no 'none' choice; tools not sent"
+NONE_WITH_HISTORY = (
+    "tool_choice 'none': Converse has no 'none' choice and the conversation holds toolUse/toolResult "
+    "blocks, which need toolConfig; tools sent with the default (auto) choice"
+)
+
+
+def path(model: str, stream: bool) -> str:
+    """``/model/{modelId}/converse`` or ``/converse-stream``, the model id as one encoded segment."""
+    return f"/model/{quote(model, safe='')}/{'converse-stream' if stream else 'converse'}"
+
+
+def call_keys(message_index: int, calls: Sequence[ToolCall]) -> list[str]:
+    """The ``toolUseId`` of each call: its own id, or a stand-in when the history has none."""
+    return [call.id or f"tooluse_fcbench_{message_index}_{i}" for i, call in enumerate(calls)]
+
+
+def _result_content(result: ToolResultMessage) -> list[dict[str, Any]]:
+    if isinstance(result.content, dict):
+        return [{"json": result.content}]
+    return [{"text": result_text(result)}]
+
+
+def result_blocks(
+    calls: Sequence[ToolCall], results: Sequence[ToolResultMessage], keys: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """``toolResult`` blocks for ``results``, in call order, each carrying the id of its call."""
+    wire_ids = list(keys) if keys is not None else [c.id or "" for c in calls]
+    blocks: list[dict[str, Any]] = []
+    for index, result in pair_results(calls, results, wire_ids):
+        use_id = wire_ids[index] if index is not None else (result.call_id or "")
+        block = {
+            "toolUseId": use_id,
+            "content": _result_content(result),
+            "status": "error" if result.is_error else "success",
+        }
+        blocks.append({"toolResult": block})
+    return blocks
+
+
+def _assistant_content(
+    message: AssistantMessage, keys: Sequence[str], notes: list[str]
+) -> list[dict[str, Any]] | None:
+    state = (message.provider_state or {}).get(DIALECT)
+    if isinstance(state, dict) and isinstance(state.get("content"), list):
+        replay: list[dict[str, Any]] = state["content"]
+        return replay
+    blocks: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+    for call, key in zip(message.calls, keys, strict=True):
+        if call.id is None:
+            notes.append(f"history call {call.name!r} had no id; sent as toolUseId {key!r}")
+        arguments = call.arguments
+        if not isinstance(arguments, dict):
+            notes.append(f"history call {key} ({call.name}) arguments are not an object; sent as {{}}")
+            arguments = {}
+        blocks.append({"toolUse": {"toolUseId": key, "name": call.name, "input": arguments}})
+    return blocks or None
+
+
+def wire_messages(messages: Sequence[Message], notes: list[str]) -> tuple[list[str], list[dict[str, Any]]]:
+    """System texts and the ``messages`` array for a canonical history."""
+    system: list[str] = []
+    wire: list[dict[str, Any]] = []
+    calls: list[ToolCall] = []
+    keys: list[str] = []
+    pending: list[ToolResultMessage] = []
+    results_message: dict[str, Any] | None = None
+
+    def flush() -> None:
+        nonlocal results_message
+        if pending:
+            results_message = {"role": "user", "content": result_blocks(calls, pending, keys)}
+            wire.append(results_message)
+            pending.clear()
+
+    for index, message in enumerate(messages):
+        if isinstance(message, ToolResultMessage):
+            pending.append(message)
+            continue
+        flush()
+        if isinstance(message, SystemMessage):
+            system.append(message.content)
+        elif isinstance(message, UserMessage):
+            if results_message is not None and wire and wire[-1] is results_message:
+                results_message["content"].append({"text": message.content})
+            else:
+                wire.append({"role": "user", "content": [{"text": message.content}]})
+        elif isinstance(message, AssistantMessage):
+            calls, keys = list(message.calls), call_keys(index, message.calls)
+            content = _assistant_content(message, keys, notes)
+            if content is None:
+                notes.append(f"history message {index} is an empty assistant turn; not sent")
+            else:
+                wire.append({"role": "assistant", "content": content})
+    flush()
+    return system, wire
+
+
+def has_tool_blocks(wire: Sequence[dict[str, Any]]) -> bool:
+    """Whether any message holds a ``toolUse`` or ``toolResult`` block."""
+    return any(
+        isinstance(block, dict) and ("toolUse" in block or "toolResult" in block)
+        for message in wire
+        for block in message.get("content") or []
+    )
+
+
+def _tool_config(
+    tools: Sequence[Tool], choice: ToolChoice, options: RequestOptions, changes: list[SchemaChange]
+) -> dict[str, Any]:
+    specs: list[dict[str, Any]] = []
+    for tool in tools:
+        schema, changed = transform_schema(tool, options.strict)
+        changes.extend(changed)
+        specs.append(
+            {
+                "toolSpec": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "inputSchema": {"json": schema},
+                }
+            }
+        )
+    config: dict[str, Any] = {"tools": specs}
+    wire_choice = _CHOICES[choice.mode](choice)
+    if wire_choice is not None:
+        config["toolChoice"] = wire_choice
+    return config
+
+
+def build_request(
+    system: str | None,
+    messages: Sequence[Message],
+    tools: Sequence[Tool],
+    tool_choice: ToolChoice,
+    options: RequestOptions,
+) -> BuiltRequest:
+    """Translate a canonical request into a ``Converse`` (or ``ConverseStream``) request."""
+    notes: list[str] = []
+    changes: list[SchemaChange] = []
+    extra_system, wire = wire_messages(messages, notes)
+    body: dict[str, Any] = {"messages": wire}
+    system_text = "\n\n".join(part for part in [system or "", *extra_system] if part)
+    if system_text:
+        body["system"] = [{"text": system_text}]
+    inference: dict[str, Any] = {"maxTokens": options.max_tokens}
+    if options.temperature is not None:
+        inference["temperature"] = options.temperature
+    body["inferenceConfig"] = inference
+    history_needs_tools = has_tool_blocks(wire)
+    if tools and (tool_choice.mode != "none" or history_needs_tools):
+        body["toolConfig"] = _tool_config(tools, tool_choice, options, changes)
+        if tool_choice.mode == "none":
+            notes.append(NONE_WITH_HISTORY)
+        if tool_choice.mode == "named" and tool_choice.name not in {t.name for t in tools}:
+            notes.append(f"tool_choice names {tool_choice.name!r}, which is not among the offered tools")
+    elif tools:
+        notes.append(NONE_WITHOUT_TOOLS)
+    elif tool_choice.mode != "auto":
+        notes.append(f"tool_choice {tool_choice.mode!r} not sent: no tools offered")
+    if not tools and history_needs_tools:
+        notes.append(
+            "the conversation holds toolUse/toolResult blocks but no tools are offered: no toolConfig"
+        )
+    if options.strict:
+        notes.append("strict not sent: Converse has no strict tool-argument switch")
+    if options.parallel_tool_calls is False:
+        notes.append("parallel_tool_calls=False not sent: Converse has no parallel-call switch")
+    if options.seed is not None:
+        notes.append("seed not sent: Converse has no seed parameter")
+    if options.previous_response_id is not None:
+        notes.append(
+            "previous_response_id not sent: Converse keeps no conversation state; the whole history is sent"
+        )
+    return BuiltRequest(
+        path=path(options.model, options.stream),
+        body=body,
+        stream=options.stream,
+        schema_changes=changes,
+        notes=notes,
+    )
+
+
+def tool_result_messages(
+    calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
+) -> list[dict[str, Any]]:
+    """One ``user`` message whose content is the ``toolResult`` blocks, in call order."""
+    return [{"role": "user", "content": result_blocks(calls, results)}]

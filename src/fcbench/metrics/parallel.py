@@ -1,0 +1,65 @@
+"""Metrics of several runs at once (``fcbench compare`` reads two): one worker process per run.
+
+A metrics pass is CPU-bound in one core, so two large runs read one after the other take twice as
+long as either. When the runs are large enough for a worker's start-up (about half a second) to
+be worth it and the machine has a core for each, every run gets its own process; otherwise they
+are read in this process, in order. The results are the same either way.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from fcbench.metrics import compute_metrics
+from fcbench.metrics.models import RunMetrics
+from fcbench.store.records import RECORDS_FILE
+
+PARALLEL_MIN_BYTES = 32 * 2**20
+"""Records (bytes of ``records.jsonl``, all runs together) below which the runs are read in this
+process: a smaller pass finishes before a worker has started."""
+
+
+def _records_bytes(run_dir: Path) -> int:
+    path = run_dir / RECORDS_FILE
+    return path.stat().st_size if path.is_file() else 0
+
+
+def worker_count(run_dirs: Sequence[Path], cpus: int | None = None) -> int:
+    """Processes to read ``run_dirs`` with: one per run up to the CPUs, or 1 when they are small."""
+    available = cpus if cpus is not None else len(os.sched_getaffinity(0))
+    if len(run_dirs) < 2 or available < 2:
+        return 1
+    if sum(_records_bytes(d) for d in run_dirs) < PARALLEL_MIN_BYTES:
+        return 1
+    return min(len(run_dirs), available)
+
+
+def compute_metrics_of(
+    run_dirs: Sequence[Path], *, modes: Iterable[str] | None = None, profile: str = "strict"
+) -> list[RunMetrics]:
+    """:func:`fcbench.metrics.compute_metrics` of each run, in order, in parallel when it pays.
+
+    A run that fails in a worker is read again in this process, so its error (a damaged record
+    file, a missing suite) is raised here with its own type and message.
+    """
+    wanted = list(modes) if modes is not None else None
+    workers = worker_count(run_dirs)
+    if workers == 1:
+        return [compute_metrics(d, modes=wanted, profile=profile) for d in run_dirs]
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=spawn) as pool:
+        futures = [pool.submit(compute_metrics, d, modes=wanted, profile=profile) for d in run_dirs]
+        results = []
+        for run_dir, future in zip(run_dirs, futures, strict=True):
+            try:
+                results.append(future.result())
+            except Exception:  # read it again here, to raise the run's own error
+                results.append(compute_metrics(run_dir, modes=wanted, profile=profile))
+        return results
+
+
+__all__ = ["PARALLEL_MIN_BYTES", "compute_metrics_of", "worker_count"]
