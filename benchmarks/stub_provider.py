@@ -3,7 +3,8 @@
 The stub answers the four dialects' model routes with one constant, valid tool call (a call of
 ``lookup_order``), streamed or not, after an optional fixed delay. Per request it does the least
 an HTTP model server can do: read the body, parse it as JSON, check that a key was sent, and send
-bytes prepared at startup. It is the baseline the mock is measured against
+bytes prepared at startup. ``GET /stats`` says how many tool calls it has answered (and how many
+requests it refused for want of a key). It is the baseline the mock is measured against
 (``mock_throughput.py``) and the provider ``harness_overhead.py`` runs the harness against.
 
     python benchmarks/stub_provider.py --port 8766 --latency-ms 100
@@ -119,13 +120,16 @@ def create_stub_app(latency_ms: int = 0) -> Starlette:
     bodies = {d: json.dumps(body, separators=(",", ":")).encode() for d, body in REPLIES.items()}
     frames = {d: [_frame(name, data) for name, data in events] for d, events in STREAMS.items()}
     unauthorized = b'{"error":{"message":"no API key","type":"invalid_request_error"}}'
+    served = {"tool_calls": 0, "unauthorized": 0}
 
     async def answer(request: Request, dialect: str, stream: bool | None = None) -> Response:
         if latency_ms > 0:
             await asyncio.sleep(latency_ms / 1000)
         body = json.loads(await request.body())
         if not any(k in request.headers for k in KEY_HEADERS) and "key" not in request.query_params:
+            served["unauthorized"] += 1
             return Response(unauthorized, status_code=401, media_type="application/json")
+        served["tool_calls"] += 1
         if stream if stream is not None else body.get("stream") is True:
 
             async def events() -> AsyncIterator[bytes]:
@@ -155,6 +159,7 @@ def create_stub_app(latency_ms: int = 0) -> Starlette:
             Route("/v1/messages", messages, methods=["POST"]),
             Route("/v1beta/models/{target}", gemini, methods=["POST"]),
             Route("/health", lambda request: Response(b"ok"), methods=["GET"]),
+            Route("/stats", lambda request: Response(json.dumps(served).encode()), methods=["GET"]),
         ]
     )
 

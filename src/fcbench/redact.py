@@ -13,10 +13,16 @@ key split in two or three is caught. Pieces shorter than that (a key streamed a 
 at a time) stay in the raw events; the assembled text, where the key is whole, is always
 redacted. Canonical values (outcomes, messages) get whole-secret redaction only, so their
 structure is never touched.
+
+Most captures hold no secret at all, so a JSON value is first written out as text once (C speed)
+and searched; only a value whose text holds a secret (or a piece of one) is walked and copied.
+A secret with a character JSON escapes (a quote, a backslash, a control character) would not
+appear in that text as it is, so such secrets always take the walk.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -29,6 +35,16 @@ MIN_FRAGMENT = 8
 """Shortest run of a secret's characters redacted on its own (a piece of a key split across deltas)."""
 MIN_FRAGMENT_SECRET = 16
 """Secrets shorter than this are redacted only whole (their pieces are too short to be telling)."""
+JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
+"""Characters ``json.dumps(..., ensure_ascii=False)`` writes escaped."""
+
+
+def json_text(value: Any) -> str | None:
+    """``value`` written as JSON text (tuples as arrays), or None when it is not JSON."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None
 
 
 class Redactor:
@@ -43,6 +59,7 @@ class Redactor:
         grams = sorted({s[i : i + MIN_FRAGMENT] for s in long_ones for i in range(len(s) - MIN_FRAGMENT + 1)})
         self._fragment = re.compile("|".join(map(re.escape, grams))) if grams else None
         self._long = long_ones
+        self._searchable = not any(JSON_ESCAPED.search(s) for s in self._secrets)
 
     def with_secret(self, secret: str | None) -> Redactor:
         """A redactor that also knows ``secret`` (this one when it knows it already: the transport
@@ -100,12 +117,26 @@ class Redactor:
     def json(self, value: Any) -> Any:
         """A copy of a value with every known secret replaced inside strings (keys included), in
         dicts, lists and tuples at any depth."""
-        return self._walk(value, self.text) if self._secrets else value
+        if not self._secrets or self._holds_none(value, pieces=False):
+            return value
+        return self._walk(value, self.text)
 
     def raw(self, value: Any) -> Any:
         """Like :meth:`json`, and string values also lose every long enough piece of a secret
         (a key a provider echoed back split across stream deltas). For raw captures."""
-        return self._walk(value, self.text_and_pieces) if self._secrets else value
+        if not self._secrets or self._holds_none(value, pieces=True):
+            return value
+        return self._walk(value, self.text_and_pieces)
+
+    def _holds_none(self, value: Any, pieces: bool) -> bool:
+        """Whether ``value``'s JSON text shows no secret (and, with ``pieces``, no piece of one):
+        then walking it would change nothing. False whenever that cannot be told from the text."""
+        if isinstance(value, str) or not self._searchable:
+            return False
+        text = json_text(value)
+        if text is None or any(secret in text for secret in self._secrets):
+            return False
+        return not (pieces and self._fragment is not None and self._fragment.search(text))
 
     def _walk(self, value: Any, strings: Callable[[str], str]) -> Any:
         if isinstance(value, str):

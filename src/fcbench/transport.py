@@ -68,7 +68,7 @@ from fcbench.adapters.base import Adapter, BuiltRequest, ParsedTurn
 from fcbench.adapters.eventstream import EventStreamDecoder, FrameError, frame_event
 from fcbench.contract import ProviderErrorOutcome
 from fcbench.endpoints import Endpoint
-from fcbench.redact import Redactor
+from fcbench.redact import Redactor, json_text
 
 CONNECTIONS_PER_CLIENT = 8
 """Connections per pooled client; an endpoint gets as many clients as its concurrency needs."""
@@ -210,20 +210,29 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def valid_unicode(value: Any) -> Any:
-    """A copy of a JSON value whose strings can all be written as UTF-8.
+    """A JSON value whose strings can all be written as UTF-8 (``value`` itself when they can).
 
     JSON escapes can carry UTF-16 surrogates, e.g. an emoji whose two halves a server sent in two
     stream chunks. Such halves are joined into the character they encode; a lone surrogate becomes
-    U+FFFD, as an undecodable byte would.
+    U+FFFD, as an undecodable byte would. A value whose JSON text encodes as UTF-8 holds none, and
+    is returned without being walked.
     """
+    if not isinstance(value, str):
+        text = json_text(value)
+        if text is not None and _SURROGATE.search(text) is None:
+            return value
+    return _valid_strings(value)
+
+
+def _valid_strings(value: Any) -> Any:
     if isinstance(value, str):
         if _SURROGATE.search(value) is None:
             return value
         return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     if isinstance(value, list):
-        return [valid_unicode(v) for v in value]
+        return [_valid_strings(v) for v in value]
     if isinstance(value, dict):
-        return {valid_unicode(k): valid_unicode(v) for k, v in value.items()}
+        return {_valid_strings(k): _valid_strings(v) for k, v in value.items()}
     return value
 
 

@@ -14,7 +14,11 @@ from typing import Any
 
 from cli_run import fcbench
 
+from fcbench.suite.loader import load_suite
+
 CLI = [sys.executable, "-m", "fcbench"]
+SCORED = 2 * sum(1 for case in load_suite("core").cases if case.recovery is None)
+"""Observations of a two-repeat selection run of the core suite."""
 
 
 def run(target: str, out: Path, cwd: Path) -> Path:
@@ -36,7 +40,7 @@ def test_repairs_are_counted_per_target_and_listed_per_observation(tmp_path: Pat
     (strict,) = data["profiles"]["strict"]["targets"]
     (repaired,) = data["profiles"]["repairs"]["targets"]
     assert strict["repairs"] == {} and strict["repaired"] is None
-    assert strict["pass_rate"]["d"] == repaired["pass_rate"]["d"] == 156
+    assert strict["pass_rate"]["d"] == repaired["pass_rate"]["d"] == SCORED
     assert repaired["pass_rate"]["n"] >= strict["pass_rate"]["n"]
     assert repaired["pass_rate"]["n"] > strict["pass_rate"]["n"]  # sloppy writing is what repairs fix
 
@@ -50,7 +54,7 @@ def test_repairs_are_counted_per_target_and_listed_per_observation(tmp_path: Pat
     # calls read from text are graded calls: they join the schema-validity denominator
     from_text = {(r["case_id"], r["repeat"], r["mode"]) for r in rows if r["kind"] == "call_from_text"}
     assert repaired["schema_valid"]["d"] == strict["schema_valid"]["d"] + len(from_text)
-    assert repaired["repaired"]["d"] == repaired["scorable"] == 156
+    assert repaired["repaired"]["d"] == repaired["scorable"] == SCORED
     for row in rows:
         assert set(row) == {"seq", "profile", "target", "case_id", "repeat", "mode"} | {
             "kind",
@@ -81,7 +85,7 @@ def test_repairs_are_counted_per_target_and_listed_per_observation(tmp_path: Pat
     assert "## Repairs" not in strict_part  # strict repairs nothing, so it has no repairs section
     summary = text.split("## Repairs\n", 1)[1].split("\n## ", 1)[0]
     count = repaired["repaired"]["n"]
-    assert f"| sim:sim-sloppy | selection | {100 * count / 156:.1f}% ({count}/156)" in summary
+    assert f"| sim:sim-sloppy | selection | {100 * count / SCORED:.1f}% ({count}/{SCORED})" in summary
 
     single = fcbench("report", str(run_dir), "--profile", "repairs", cwd=tmp_path)
     assert single.returncode == 0, single.stderr
@@ -91,7 +95,7 @@ def test_repairs_are_counted_per_target_and_listed_per_observation(tmp_path: Pat
     )
     assert metrics["targets"][0]["repairs"] == repaired["repairs"]
     csv_text = fcbench("report", str(run_dir), "--profile", "repairs", "--format", "csv", cwd=tmp_path).stdout
-    assert f",selection,repaired,,{count},156," in csv_text
+    assert f",selection,repaired,,{count},{SCORED}," in csv_text
     for kind, n in repaired["repairs"].items():
         assert f",selection,repairs,{kind},,,{n}\n" in csv_text
 

@@ -79,10 +79,14 @@ def cli(args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: 
 
 
 def minimal_suite(folder: Path, cases: bytes = TEXT_CASE) -> Path:
-    """A suite with the core suite's identity, system prompt and tools, and ``cases`` as cases.jsonl."""
+    """A suite with the core suite's identity (without its promised case counts), system prompt and
+    tools, and ``cases`` as cases.jsonl."""
     folder.mkdir(parents=True)
-    for name in ("suite.json", "system.txt", "tools.core.json"):
+    for name in ("system.txt", "tools.core.json"):
         shutil.copy(BUILTIN_DIR / "core" / name, folder / name)
+    info = json.loads((BUILTIN_DIR / "core" / "suite.json").read_text(encoding="utf-8"))
+    info.pop("minimums", None)
+    (folder / "suite.json").write_text(json.dumps(info), encoding="utf-8")
     (folder / "cases.jsonl").write_bytes(cases)
     return folder
 

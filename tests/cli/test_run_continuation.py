@@ -17,7 +17,13 @@ from cli_run import fcbench
 
 from fcbench.store.blobs import expand_blobs, load_blobs
 
-TARGETS = ("sim-responses:sim-careful", "sim:sim-careful")
+TARGETS = ("sim-responses:sim-careful", "sim-interactions:sim-careful", "sim:sim-careful")
+STATEFUL = {
+    "openai-responses": ("previous_response_id", "function_call_output"),
+    "gemini-interactions": ("previous_interaction_id", "function_result"),
+}
+"""Dialect that continues by id -> (the request field naming the previous turn, the only kind of
+item a continued tool-result turn sends)."""
 
 
 def _run(tmp_path: Path, continuation: str) -> tuple[Path, list[dict[str, Any]]]:
@@ -44,25 +50,27 @@ def test_stateful_turns_send_the_previous_id_and_only_the_new_items(runs: dict[s
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["continuation"] == "stateful"
     blobs = load_blobs(run_dir)
-    continued = 0
+    continued = dict.fromkeys(STATEFUL, 0)
     for row in rows:
-        if row["target"]["dialect"] != "openai-responses":
+        dialect = row["target"]["dialect"]
+        if dialect not in STATEFUL:
             continue
+        field, item_kind = STATEFUL[dialect]
         assert row["continuation"] == "stateful"
         exchanges = expand_blobs(row["raw"], blobs)["exchanges"]
         first = exchanges[0]["request"]["body"]
-        assert "previous_response_id" not in first
+        assert field not in first
         assert row["turns"][0]["continued_from"] is None
         for index in range(1, len(row["turns"])):
             previous_id = expand_blobs(exchanges[index - 1]["response"]["body"], blobs)["id"]
             body = exchanges[index]["request"]["body"]
             assert row["turns"][index]["continued_from"] == previous_id
-            assert body["previous_response_id"] == previous_id
+            assert body[field] == previous_id
             kinds = {item.get("type", "message") for item in body["input"]}
-            assert kinds == {"function_call_output"}, body["input"]
-            assert body["instructions"] and body["tools"]
-            continued += 1
-    assert continued >= 5
+            assert kinds == {item_kind}, body["input"]
+            assert body["tools"]
+            continued[dialect] += 1
+    assert all(n >= 5 for n in continued.values()), continued
 
 
 def test_a_dialect_without_stored_state_stays_stateless_and_says_so(runs: dict[str, Any]) -> None:
