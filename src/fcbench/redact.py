@@ -14,19 +14,21 @@ at a time) stay in the raw events; the assembled text, where the key is whole, i
 redacted. Canonical values (outcomes, messages) get whole-secret redaction only, so their
 structure is never touched.
 
-Most captures hold no secret at all, so a JSON value is first written out as text once (C speed)
-and searched; only a value whose text holds a secret (or a piece of one) is walked and copied.
+Most captures hold no secret at all, so a JSON value is first encoded as UTF-8 JSON once
+(msgspec, C speed) and searched; only a value whose text holds a secret (or a piece of one) is
+walked and copied.
 A secret with a character JSON escapes (a quote, a backslash, a control character) would not
 appear in that text as it is, so such secrets always take the walk.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import msgspec
 
 REDACTED = "[REDACTED]"
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"})
@@ -36,14 +38,16 @@ MIN_FRAGMENT = 8
 MIN_FRAGMENT_SECRET = 16
 """Secrets shorter than this are redacted only whole (their pieces are too short to be telling)."""
 JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
-"""Characters ``json.dumps(..., ensure_ascii=False)`` writes escaped."""
+"""Characters JSON writes escaped (every other character is written as its UTF-8 bytes)."""
+ENCODE = msgspec.json.Encoder()
 
 
-def json_text(value: Any) -> str | None:
-    """``value`` written as JSON text (tuples as arrays), or None when it is not JSON."""
+def json_bytes(value: Any) -> bytes | None:
+    """``value`` as UTF-8 JSON (tuples as arrays), or None when it is not JSON or holds a string
+    UTF-8 cannot encode (a lone surrogate)."""
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError):
+        return ENCODE.encode(value)
+    except (TypeError, ValueError, OverflowError, UnicodeEncodeError, msgspec.EncodeError):
         return None
 
 
@@ -60,6 +64,8 @@ class Redactor:
         self._fragment = re.compile("|".join(map(re.escape, grams))) if grams else None
         self._long = long_ones
         self._searchable = not any(JSON_ESCAPED.search(s) for s in self._secrets)
+        self._secret_bytes = [s.encode("utf-8", "surrogatepass") for s in self._secrets]
+        self._gram_bytes = [g.encode("utf-8", "surrogatepass") for g in grams]
 
     def with_secret(self, secret: str | None) -> Redactor:
         """A redactor that also knows ``secret`` (this one when it knows it already: the transport
@@ -133,10 +139,10 @@ class Redactor:
         then walking it would change nothing. False whenever that cannot be told from the text."""
         if isinstance(value, str) or not self._searchable:
             return False
-        text = json_text(value)
-        if text is None or any(secret in text for secret in self._secrets):
+        text = json_bytes(value)
+        if text is None or any(secret in text for secret in self._secret_bytes):
             return False
-        return not (pieces and self._fragment is not None and self._fragment.search(text))
+        return not (pieces and any(gram in text for gram in self._gram_bytes))
 
     def _walk(self, value: Any, strings: Callable[[str], str]) -> Any:
         if isinstance(value, str):

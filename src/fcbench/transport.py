@@ -68,7 +68,7 @@ from fcbench.adapters.base import Adapter, BuiltRequest, ParsedTurn
 from fcbench.adapters.eventstream import EventStreamDecoder, FrameError, frame_event
 from fcbench.contract import ProviderErrorOutcome
 from fcbench.endpoints import Endpoint
-from fcbench.redact import Redactor, json_text
+from fcbench.redact import Redactor, json_bytes
 
 CONNECTIONS_PER_CLIENT = 8
 """Connections per pooled client; an endpoint gets as many clients as its concurrency needs."""
@@ -214,13 +214,11 @@ def valid_unicode(value: Any) -> Any:
 
     JSON escapes can carry UTF-16 surrogates, e.g. an emoji whose two halves a server sent in two
     stream chunks. Such halves are joined into the character they encode; a lone surrogate becomes
-    U+FFFD, as an undecodable byte would. A value whose JSON text encodes as UTF-8 holds none, and
-    is returned without being walked.
+    U+FFFD, as an undecodable byte would. A value that encodes as UTF-8 JSON holds none, and is
+    returned without being walked.
     """
-    if not isinstance(value, str):
-        text = json_text(value)
-        if text is not None and _SURROGATE.search(text) is None:
-            return value
+    if not isinstance(value, str) and json_bytes(value) is not None:
+        return value
     return _valid_strings(value)
 
 
