@@ -6,8 +6,9 @@ own child process, so its wall time, CPU (user+sys) and peak RSS are its own (``
 ideal wall time is N x latency / C. A tool's run counts only if the stub answered N tool calls
 during it (``GET /stats``): an observation that never reached the provider measured nothing.
 
-* ``httpx floor``: a bare ``httpx.AsyncClient`` sending the same request N times at C (the floor
-  of a Python HTTP client on this machine, measured in the same run);
+* ``httpx floor``: a bare ``httpx.AsyncClient`` (one pool) sending the same request N times at C,
+  and ``aiohttp floor`` the same with ``aiohttp`` when ``--aiohttp-python`` names an interpreter
+  that has it (the floors of Python HTTP clients on this machine, measured in the same run);
 * ``fcbench``: ``fcbench run`` through the CLI, start-up included, records checked to be tool calls;
 * ``inspect_ai``: ``inspect eval`` of a task of N samples (one tool, ``generate(tool_calls="none")``
   so each sample is one request), when ``--inspect`` names an ``inspect`` executable or it is on PATH;
@@ -19,7 +20,8 @@ Neither peer is a dependency of fcbench: install them apart, e.g.
 ``npm install promptfoo`` in a scratch folder.
 
     python benchmarks/peers.py --n 1000 --concurrency 50 --latency-ms 200 \\
-        --inspect /tmp/peers/bin/inspect --promptfoo /tmp/npm/node_modules/promptfoo/dist/src/entrypoint.js
+        --aiohttp-python /tmp/peers/bin/python --inspect /tmp/peers/bin/inspect \\
+        --promptfoo /tmp/npm/node_modules/promptfoo/dist/src/entrypoint.js
 """
 
 from __future__ import annotations
@@ -66,6 +68,24 @@ async def main():
             async with gate:
                 r = await client.post(url + "/chat/completions", content=body, headers=headers)
                 assert r.json()["choices"][0]["message"]["tool_calls"]
+        await asyncio.gather(*(one() for _ in range(n)))
+asyncio.run(main())
+"""
+
+AIOHTTP_FLOOR = """
+import asyncio, json, sys
+import aiohttp
+url, n, c = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+body = json.dumps({"model": "stub-model", "messages": [{"role": "user", "content": %(prompt)r}],
+                   "tools": [{"type": "function", "function": %(tool)s}]}).encode()
+headers = {"authorization": "Bearer %(key)s", "content-type": "application/json"}
+async def main():
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=c)) as session:
+        gate = asyncio.Semaphore(c)
+        async def one():
+            async with gate:
+                async with session.post(url + "/chat/completions", data=body, headers=headers) as r:
+                    assert (await r.json())["choices"][0]["message"]["tool_calls"]
         await asyncio.gather(*(one() for _ in range(n)))
 asyncio.run(main())
 """
@@ -214,6 +234,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--latency-ms", type=int, default=200)
+    parser.add_argument("--aiohttp-python", help="an interpreter that has aiohttp, for its floor")
     parser.add_argument("--inspect", default=shutil.which("inspect"), help="the inspect executable")
     parser.add_argument(
         "--promptfoo", default=shutil.which("promptfoo"), help="promptfoo's entrypoint.js, or its executable"
@@ -237,6 +258,10 @@ def main() -> None:
                     dict(os.environ),
                 )
             )
+            if args.aiohttp_python:
+                floor = AIOHTTP_FLOOR % {"prompt": PROMPT, "tool": json.dumps(TOOL), "key": KEY}
+                command = [args.aiohttp_python, "-c", floor, base, str(n), str(c)]
+                results.append(measure("aiohttp floor", command, stats, root, dict(os.environ)))
             work = root / "fcbench"
             work.mkdir()
             command, env = fcbench_run(base, n, c, work)
@@ -286,11 +311,11 @@ def main() -> None:
         f"scenario: N={n} requests, concurrency {c}, stub latency {args.latency_ms} ms, ideal {ideal:.2f} s"
     )
     print(
-        f"{'tool':<12} {'wall s':>7} {'/ideal':>7} {'CPU ms/obs':>11} {'peak MiB':>9} {'answered':>9}  note"
+        f"{'tool':<13} {'wall s':>7} {'/ideal':>7} {'CPU ms/obs':>11} {'peak MiB':>9} {'answered':>9}  note"
     )
     for r in results:
         print(
-            f"{r.name:<12} {r.wall_s:>7.2f} {r.wall_s / ideal:>6.2f}x {1000 * r.cpu_s / n:>11.2f} "
+            f"{r.name:<13} {r.wall_s:>7.2f} {r.wall_s / ideal:>6.2f}x {1000 * r.cpu_s / n:>11.2f} "
             f"{r.peak_mib:>9.0f} {r.answered:>9}  {r.note}"
         )
     short = [r.name for r in results if r.answered < n]
