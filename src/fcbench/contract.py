@@ -498,3 +498,21 @@ def check_mode(name: str) -> str:
 
 ModeName = Annotated[str, AfterValidator(check_mode)]
 """A mode name checked against :data:`MODES` (for pydantic fields of configs and records)."""
+
+
+def wire_text(content: Any) -> str:
+    """Plain text of a wire content value: a string, or a list of parts (strings, or objects
+    carrying ``text``); anything else has none."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+        return "".join(texts)
+    return ""

@@ -42,10 +42,9 @@ from fcbench.contract import (
     ToolResultMessage,
     UserMessage,
     make_call,
+    wire_text,
 )
-from fcbench.mock.dialect import text_of
-from fcbench.mock.gemini_input import field as gemini_field
-from fcbench.mock.gemini_input import openapi_to_json_schema
+from fcbench.schema.gemini import gemini_field, openapi_to_json_schema
 
 
 class RequestFormatError(ValueError):
@@ -155,7 +154,7 @@ def _text_parts(content: Any, history: _History, where: str) -> str:
         other = sorted({str(p.get("type")) for p in content if isinstance(p, dict) and "text" not in p})
         if other:
             history.notes.append(f"{where}: content parts left out ({', '.join(other)})")
-    return text_of(content)
+    return wire_text(content)
 
 
 def _openai_choice(value: Any) -> str:
@@ -271,7 +270,7 @@ def _anthropic_choice(value: Any) -> str:
 
 def _anthropic_user(content: Any, history: _History, where: str) -> None:
     if not isinstance(content, list):
-        history.user(text_of(content))
+        history.user(wire_text(content))
         return
     texts: list[str] = []
     for position, raw in enumerate(content):
@@ -290,7 +289,7 @@ def _anthropic_user(content: Any, history: _History, where: str) -> None:
 
 def _anthropic_assistant(content: Any, history: _History, where: str) -> None:
     if not isinstance(content, list):
-        history.assistant(text_of(content), [])
+        history.assistant(wire_text(content), [])
         return
     texts: list[str] = []
     calls: list[ToolCall] = []
@@ -310,7 +309,7 @@ def read_anthropic_messages(body: Any) -> LoggedRequest:
     """Read a Messages API request body."""
     body = _object(body, "the request")
     history = _History()
-    history.system_text(text_of(body.get("system")))
+    history.system_text(wire_text(body.get("system")))
     for index, raw in enumerate(_list(body.get("messages"), "messages")):
         message = _object(raw, f"messages[{index}]")
         role, where = message.get("role"), f"messages[{index}]"
@@ -381,7 +380,7 @@ def read_gemini(body: Any) -> LoggedRequest:
     history = _History()
     instruction = gemini_field(body, "systemInstruction")
     parts = instruction.get("parts") if isinstance(instruction, dict) else instruction
-    history.system_text(text_of(parts))
+    history.system_text(wire_text(parts))
     for index, raw in enumerate(_list(body.get("contents"), "contents")):
         _gemini_turn(_object(raw, f"contents[{index}]"), history, f"contents[{index}]")
     tools = []
@@ -448,7 +447,7 @@ def read_bedrock_converse(body: Any) -> LoggedRequest:
     """Read a Bedrock Converse (or ConverseStream) request body (the model id is in the URL)."""
     body = _object(body, "the request")
     history = _History()
-    history.system_text(text_of(body.get("system")))
+    history.system_text(wire_text(body.get("system")))
     for index, raw in enumerate(_list(body.get("messages"), "messages")):
         message, where = _object(raw, f"messages[{index}]"), f"messages[{index}]"
         if message.get("role") not in ("user", "assistant"):

@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fcbench.contract import wire_text
 from fcbench.mock.acceptance import check_anthropic_tool
 from fcbench.mock.common import (
     Decoded,
@@ -22,7 +23,7 @@ from fcbench.mock.common import (
     parse_arguments,
     text_pieces,
 )
-from fcbench.mock.dialect import RouteInfo, bearer_token, frame_named, text_of
+from fcbench.mock.dialect import RouteInfo, bearer_token, frame_named
 from fcbench.mock.sim.base import SimCall, SimReply, SimRequest, SimTool, SimTurn
 from fcbench.mock.strict import THREAD_UNSUPPORTED
 
@@ -143,7 +144,7 @@ class AnthropicMessagesDialect:
         turns = _decode_messages(body["messages"])
         request = SimRequest(
             model=model,
-            system=text_of(body.get("system")),
+            system=wire_text(body.get("system")),
             turns=turns,
             tools=tools,
             tool_choice=choice,
@@ -353,7 +354,7 @@ def _user_turns(index: int, blocks: list[Any], uses: dict[str, str]) -> list[Sim
                     "tool",
                     call_id=use_id,
                     tool_name=uses[use_id],
-                    result=decode_result(text_of(block.get("content"))),
+                    result=decode_result(wire_text(block.get("content"))),
                     is_error=block.get("is_error") is True,
                 )
             )

@@ -21,9 +21,10 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fcbench.contract import wire_text
 from fcbench.mock.bedrock_converse_input import check_inference_config, decode_messages, decode_tools
 from fcbench.mock.common import Decoded, MockError, RenderContext, SseEvent, parse_arguments, text_pieces
-from fcbench.mock.dialect import RouteInfo, bearer_token, text_of
+from fcbench.mock.dialect import RouteInfo, bearer_token
 from fcbench.mock.sim.base import SimReply, SimRequest
 
 EVENTSTREAM_TYPE = "application/vnd.amazon.eventstream"
@@ -149,7 +150,7 @@ class BedrockConverseDialect:
         turns = decode_messages(body.get("messages"), body.get("toolConfig") is not None)
         request = SimRequest(
             model=model,
-            system=text_of(body.get("system")),
+            system=wire_text(body.get("system")),
             turns=turns,
             tools=tools,
             tool_choice=choice,

@@ -134,20 +134,3 @@ def bearer_token(headers: Mapping[str, str]) -> str | None:
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
     return None
-
-
-def text_of(content: Any) -> str:
-    """Plain text of a content value: a string, or a list of parts carrying ``text``."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = []
-        for part in content:
-            if isinstance(part, str):
-                texts.append(part)
-            elif isinstance(part, dict) and isinstance(part.get("text"), str):
-                texts.append(part["text"])
-        return "".join(texts)
-    return ""

@@ -15,8 +15,9 @@ from typing import Any
 
 from fcbench.mock.common import Decoded, MockError, RenderContext, SseEvent, parse_arguments, text_pieces
 from fcbench.mock.dialect import RouteInfo
-from fcbench.mock.gemini_input import decode_choice, decode_contents, decode_tools, field, text_of_parts
+from fcbench.mock.gemini_input import decode_choice, decode_contents, decode_tools, text_of_parts
 from fcbench.mock.sim.base import SimReply, SimRequest
+from fcbench.schema.gemini import gemini_field as field
 
 _ERROR_STATUS: Mapping[str, int] = {
     "invalid_request": 400,

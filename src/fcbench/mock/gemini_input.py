@@ -8,53 +8,17 @@ given, otherwise by name (protocols.md section 4.3).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from fcbench.mock.acceptance import check_gemini_declaration
 from fcbench.mock.common import MockError
 from fcbench.mock.sim.base import SimCall, SimTool, SimTurn
-
-_SNAKE_TO_CAMEL: Mapping[str, str] = {
-    "any_of": "anyOf", "max_items": "maxItems", "min_items": "minItems", "max_length": "maxLength",
-    "min_length": "minLength", "min_properties": "minProperties", "max_properties": "maxProperties",
-    "additional_properties": "additionalProperties",
-}  # fmt: skip
-_DROPPED_SCHEMA_KEYS = ("nullable", "propertyOrdering", "property_ordering", "example")
+from fcbench.schema.gemini import gemini_field as field
+from fcbench.schema.gemini import openapi_to_json_schema
 
 
 def _bad(message: str) -> MockError:
     return MockError("invalid_request", message)
-
-
-def field(data: Mapping[str, Any], camel: str, default: Any = None) -> Any:
-    """Read a field by its camelCase name or its snake_case twin (the API accepts both)."""
-    if camel in data:
-        return data[camel]
-    snake = "".join("_" + ch.lower() if ch.isupper() else ch for ch in camel)
-    return data.get(snake, default)
-
-
-def openapi_to_json_schema(schema: Any) -> Any:
-    """Turn a Gemini typed ``Schema`` (OpenAPI subset) into the equivalent JSON Schema."""
-    if isinstance(schema, list):
-        return [openapi_to_json_schema(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in _DROPPED_SCHEMA_KEYS:
-            continue
-        name = _SNAKE_TO_CAMEL.get(key, key)
-        if name == "type" and isinstance(value, str):
-            out["type"] = value.lower()
-        elif name == "properties" and isinstance(value, dict):
-            out["properties"] = {prop: openapi_to_json_schema(sub) for prop, sub in value.items()}
-        else:
-            out[name] = openapi_to_json_schema(value)
-    if schema.get("nullable") is True and isinstance(out.get("type"), str):
-        out["type"] = [out["type"], "null"]
-    return out
 
 
 def text_of_parts(parts: Any) -> str:

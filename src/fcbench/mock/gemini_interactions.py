@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from fcbench.contract import wire_text
 from fcbench.mock.acceptance import check_gemini_declaration
 from fcbench.mock.common import (
     Decoded,
@@ -42,7 +43,7 @@ from fcbench.mock.common import (
     parse_arguments,
     text_pieces,
 )
-from fcbench.mock.dialect import RouteInfo, frame_named, text_of
+from fcbench.mock.dialect import RouteInfo, frame_named
 from fcbench.mock.gemini import GeminiDialect
 from fcbench.mock.gemini_input import decode_choice
 from fcbench.mock.sim.base import SimCall, SimReply, SimRequest, SimTool, SimTurn
@@ -211,11 +212,11 @@ def decode_input(raw: Any, prior: tuple[SimTurn, ...]) -> tuple[list[dict[str, A
         if kind != "function_result":
             _all_answered(turns)
         if kind == "user_input":
-            turns.append(SimTurn("user", text_of(step.get("content"))))
+            turns.append(SimTurn("user", wire_text(step.get("content"))))
         elif kind == "text":
-            turns.append(SimTurn("user", text_of([step])))
+            turns.append(SimTurn("user", wire_text([step])))
         elif kind == "model_output":
-            _assistant(turns, text=text_of(step.get("content")))
+            _assistant(turns, text=wire_text(step.get("content")))
         elif kind == "function_call":
             if not isinstance(step.get("name"), str) or not isinstance(step.get("id"), str):
                 raise _bad(f"* CreateInteractionRequest.input[{index}]: function_call needs id and name.\n")
@@ -367,7 +368,7 @@ class GeminiInteractionsDialect(GeminiDialect):
             turns.append(SimTurn("assistant"))
             for step in steps:
                 if step["type"] == "model_output":
-                    _assistant(turns, text=text_of(step.get("content")))
+                    _assistant(turns, text=wire_text(step.get("content")))
                 elif step["type"] == "function_call":
                     _assistant(turns, call=model_call(step))
             self._stored[interaction_id] = tuple(turns)

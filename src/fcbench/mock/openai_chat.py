@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from fcbench.contract import wire_text
 from fcbench.mock.acceptance import check_openai_function
 from fcbench.mock.common import Decoded, MockError, RenderContext, SseEvent, decode_result, text_pieces
-from fcbench.mock.dialect import RouteInfo, text_of
+from fcbench.mock.dialect import RouteInfo
 from fcbench.mock.openai_shared import OpenAIBase, not_found_error, usage_chat
 from fcbench.mock.sim.base import SimCall, SimReply, SimRequest, SimTool, SimTurn
 
@@ -278,12 +279,12 @@ def _decode_messages(messages: list[Any]) -> tuple[str, tuple[SimTurn, ...]]:
             _require_answered(unanswered, asked_at)
             open_calls = {}
         if role in ("system", "developer"):
-            system.append(text_of(message.get("content")))
+            system.append(wire_text(message.get("content")))
         elif role in ("user", "function"):
-            turns.append(SimTurn("user", text_of(message.get("content"))))
+            turns.append(SimTurn("user", wire_text(message.get("content"))))
         elif role == "assistant":
             calls = _history_calls(message.get("tool_calls"), index)
-            turns.append(SimTurn("assistant", text_of(message.get("content")), calls=calls))
+            turns.append(SimTurn("assistant", wire_text(message.get("content")), calls=calls))
             open_calls = {call.id: call.name for call in calls if call.id}
             unanswered = [call.id for call in calls if call.id]
             asked_at = index
@@ -302,7 +303,7 @@ def _decode_messages(messages: list[Any]) -> tuple[str, tuple[SimTurn, ...]]:
                     "tool",
                     call_id=call_id,
                     tool_name=open_calls[call_id],
-                    result=decode_result(text_of(message.get("content"))),
+                    result=decode_result(wire_text(message.get("content"))),
                 )
             )
     _require_answered(unanswered, asked_at)

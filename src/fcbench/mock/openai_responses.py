@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from fcbench.contract import wire_text
 from fcbench.mock.common import Decoded, MockError, RenderContext, SseEvent, text_pieces
-from fcbench.mock.dialect import RouteInfo, frame_named, text_of
+from fcbench.mock.dialect import RouteInfo, frame_named
 from fcbench.mock.openai_responses_input import decode_choice, decode_input, decode_tools, text_echo
 from fcbench.mock.openai_shared import OpenAIBase, usage_responses
 from fcbench.mock.sim.base import SimCall, SimReply, SimRequest, SimTurn
@@ -172,7 +173,7 @@ class OpenAIResponsesDialect(OpenAIBase):
     def _remember(self, response_id: str, decoded: Decoded, output: list[dict[str, Any]]) -> None:
         if decoded.echo.get("store") is False:
             return
-        text = "".join(text_of(item["content"]) for item in output if item["type"] == "message")
+        text = "".join(wire_text(item["content"]) for item in output if item["type"] == "message")
         calls = tuple(
             SimCall(item["name"], item["arguments"], item["call_id"])
             for item in output

@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from fcbench.contract import wire_text
 from fcbench.mock.acceptance import check_openai_function
 from fcbench.mock.common import MockError, decode_result
-from fcbench.mock.dialect import text_of
 from fcbench.mock.sim.base import SimCall, SimTool, SimTurn
 
 _IGNORED_ITEMS = ("reasoning", "item_reference", "web_search_call", "file_search_call")
@@ -103,7 +103,7 @@ def decode_input(raw: Any, prior: tuple[SimTurn, ...]) -> tuple[str, tuple[SimTu
         kind = item.get("type") or ("message" if "role" in item else None)
         if kind == "message":
             role = item.get("role")
-            text = text_of(item.get("content"))
+            text = wire_text(item.get("content"))
             if role in ("system", "developer"):
                 system.append(text)
             elif role == "assistant":
@@ -137,7 +137,7 @@ def decode_input(raw: Any, prior: tuple[SimTurn, ...]) -> tuple[str, tuple[SimTu
             if call_id not in known:
                 raise _bad(f"No tool call found for function call output with call_id {call_id}.", "input")
             output = item.get("output")
-            result = decode_result(output if isinstance(output, str) else text_of(output))
+            result = decode_result(output if isinstance(output, str) else wire_text(output))
             turns.append(SimTurn("tool", call_id=call_id, tool_name=known[call_id], result=result))
         elif kind in _IGNORED_ITEMS:
             continue
