@@ -425,7 +425,7 @@ def test_parse_error_keeps_unparseable_text_and_reads_bytes() -> None:
 )
 def test_retry_after(headers: dict[str, str], seconds: float | None) -> None:
     now = datetime(2026, 10, 21, 7, 28, 0, tzinfo=UTC)
-    assert retry_after_seconds(headers, now=now) == seconds
+    assert retry_after_seconds(429, None, headers, now=now) == seconds
     if "Wed" not in str(headers):
         assert ADAPTER.retry_after_seconds(429, None, headers) == seconds
 

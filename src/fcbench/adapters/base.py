@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Sequence
+from types import ModuleType
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -183,6 +184,83 @@ class Adapter(Protocol):
     def retry_after_seconds(self, status: int, body: Any, headers: dict[str, str]) -> float | None:
         """The provider's retry hint (header or body), in seconds, if any."""
         ...
+
+
+class PackageAdapter:
+    """An adapter made of its dialect package's modules (``adapters/<dialect>/``): each method calls
+    the function of the same name in :attr:`request`, :attr:`schema`, :attr:`response`,
+    :attr:`stream` or :attr:`errors`.
+
+    A built-in dialect subclasses it with its ``dialect``, ``capabilities`` and modules, and
+    overrides a method only where its dialect needs more. Stateless: one instance serves every
+    request.
+    """
+
+    dialect: str
+    capabilities: Capabilities
+    request: ModuleType
+    """``build_request(system, messages, tools, tool_choice, options)`` and
+    ``tool_result_messages(calls, results)``."""
+    schema: ModuleType
+    """``transform_schema(tool, strict)``: the dialect's tool-schema rules."""
+    response: ModuleType
+    """``parse_response(body, offered_tools)``."""
+    stream: ModuleType
+    """``parse_stream(events, offered_tools)``."""
+    errors: ModuleType
+    """``auth_headers(api_key)``, ``parse_error(status, body, headers)`` and
+    ``retry_after_seconds(status, body, headers)``."""
+
+    def build_request(
+        self,
+        system: str | None,
+        messages: Sequence[Message],
+        tools: Sequence[Tool],
+        tool_choice: ToolChoice,
+        options: RequestOptions,
+    ) -> BuiltRequest:
+        """Translate a canonical request into the dialect's wire request."""
+        built: BuiltRequest = self.request.build_request(system, messages, tools, tool_choice, options)
+        return built
+
+    def transform_schema(self, tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:
+        """The parameters schema the dialect sends for ``tool``, and every change its rules made."""
+        sent: tuple[dict[str, Any], list[SchemaChange]] = self.schema.transform_schema(tool, strict)
+        return sent
+
+    def parse_response(self, body: Any, offered_tools: Sequence[str] | None = None) -> ParsedTurn:
+        """Read one non-streamed body into a canonical turn."""
+        turn: ParsedTurn = self.response.parse_response(body, offered_tools)
+        return turn
+
+    def parse_stream(
+        self, events: Iterable[tuple[str | None, str]], offered_tools: Sequence[str] | None = None
+    ) -> ParsedTurn:
+        """Assemble a stream of ``(event_name, data)`` pairs into a canonical turn."""
+        turn: ParsedTurn = self.stream.parse_stream(events, offered_tools)
+        return turn
+
+    def tool_result_messages(
+        self, calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
+    ) -> list[dict[str, Any]]:
+        """The wire message(s) carrying ``results`` for ``calls``, matched by call id."""
+        wire: list[dict[str, Any]] = self.request.tool_result_messages(calls, results)
+        return wire
+
+    def auth_headers(self, api_key: str | None) -> dict[str, str]:
+        """Headers that authenticate a request."""
+        headers: dict[str, str] = self.errors.auth_headers(api_key)
+        return headers
+
+    def parse_error(self, status: int, body: Any, headers: dict[str, str]) -> ProviderErrorOutcome:
+        """Map an HTTP error response to a canonical provider error."""
+        outcome: ProviderErrorOutcome = self.errors.parse_error(status, body, headers)
+        return outcome
+
+    def retry_after_seconds(self, status: int, body: Any, headers: dict[str, str]) -> float | None:
+        """The provider's retry hint, in seconds, if any."""
+        hint: float | None = self.errors.retry_after_seconds(status, body, headers)
+        return hint
 
 
 def wire_schema(adapter: object, tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:

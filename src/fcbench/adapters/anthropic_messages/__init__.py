@@ -26,21 +26,11 @@ response's ``content`` blocks, replayed unchanged when the turn goes back into a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
-
 from fcbench.adapters.anthropic_messages import errors, request, response, schema, stream
-from fcbench.adapters.base import (
-    BuiltRequest,
-    Capabilities,
-    ParsedTurn,
-    RequestOptions,
-    ToolChoice,
-)
-from fcbench.contract import Message, ProviderErrorOutcome, SchemaChange, Tool, ToolCall, ToolResultMessage
+from fcbench.adapters.base import Capabilities, PackageAdapter
 
 
-class AnthropicMessages:
+class AnthropicMessages(PackageAdapter):
     """Adapter for the Anthropic Messages API (stateless; one instance serves every request)."""
 
     dialect = "anthropic-messages"
@@ -51,48 +41,11 @@ class AnthropicMessages:
         streaming=True,
     )
 
-    def build_request(
-        self,
-        system: str | None,
-        messages: Sequence[Message],
-        tools: Sequence[Tool],
-        tool_choice: ToolChoice,
-        options: RequestOptions,
-    ) -> BuiltRequest:
-        """Translate a canonical request into a Messages request."""
-        return request.build_request(system, messages, tools, tool_choice, options)
-
-    def transform_schema(self, tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:
-        """The ``input_schema`` for ``tool`` under the Anthropic rules (:mod:`.schema`), and its changes."""
-        return schema.transform_schema(tool, strict)
-
-    def parse_response(self, body: Any, offered_tools: Sequence[str] | None = None) -> ParsedTurn:
-        """Read one non-streamed Messages body into a canonical turn."""
-        return response.parse_response(body, offered_tools)
-
-    def parse_stream(
-        self, events: Iterable[tuple[str | None, str]], offered_tools: Sequence[str] | None = None
-    ) -> ParsedTurn:
-        """Assemble a Messages SSE stream into a canonical turn."""
-        return stream.parse_stream(events, offered_tools)
-
-    def tool_result_messages(
-        self, calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
-    ) -> list[dict[str, Any]]:
-        """One ``user`` message of ``tool_result`` blocks, in call order, matched by call id."""
-        return request.tool_result_messages(calls, results)
-
-    def auth_headers(self, api_key: str | None) -> dict[str, str]:
-        """``x-api-key`` and ``anthropic-version: 2023-06-01``."""
-        return errors.auth_headers(api_key)
-
-    def parse_error(self, status: int, body: Any, headers: dict[str, str]) -> ProviderErrorOutcome:
-        """Map an HTTP error response to a canonical provider error."""
-        return errors.parse_error(status, body, headers)
-
-    def retry_after_seconds(self, status: int, body: Any, headers: dict[str, str]) -> float | None:
-        """The ``retry-after-ms``/``retry-after`` header, in seconds."""
-        return errors.retry_after_seconds(status, body, headers)
+    request = request
+    schema = schema
+    response = response
+    stream = stream
+    errors = errors
 
 
 __all__ = ["AnthropicMessages"]

@@ -35,15 +35,11 @@ request.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
-
-from fcbench.adapters.base import BuiltRequest, Capabilities, ParsedTurn, RequestOptions, ToolChoice
+from fcbench.adapters.base import Capabilities, PackageAdapter
 from fcbench.adapters.bedrock_converse import errors, request, response, schema, stream
-from fcbench.contract import Message, ProviderErrorOutcome, SchemaChange, Tool, ToolCall, ToolResultMessage
 
 
-class BedrockConverse:
+class BedrockConverse(PackageAdapter):
     """Adapter for the Bedrock Converse API (stateless; one instance serves every request)."""
 
     dialect = "bedrock-converse"
@@ -60,48 +56,11 @@ class BedrockConverse:
         stream_framing="aws-eventstream",
     )
 
-    def build_request(
-        self,
-        system: str | None,
-        messages: Sequence[Message],
-        tools: Sequence[Tool],
-        tool_choice: ToolChoice,
-        options: RequestOptions,
-    ) -> BuiltRequest:
-        """Translate a canonical request into a ``Converse`` request."""
-        return request.build_request(system, messages, tools, tool_choice, options)
-
-    def transform_schema(self, tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:
-        """The ``inputSchema.json`` for ``tool`` (:mod:`.schema`), and the change recorded."""
-        return schema.transform_schema(tool, strict)
-
-    def parse_response(self, body: Any, offered_tools: Sequence[str] | None = None) -> ParsedTurn:
-        """Read one non-streamed Converse body into a canonical turn."""
-        return response.parse_response(body, offered_tools)
-
-    def parse_stream(
-        self, events: Iterable[tuple[str | None, str]], offered_tools: Sequence[str] | None = None
-    ) -> ParsedTurn:
-        """Assemble a ConverseStream (decoded event-stream frames) into a canonical turn."""
-        return stream.parse_stream(events, offered_tools)
-
-    def tool_result_messages(
-        self, calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
-    ) -> list[dict[str, Any]]:
-        """One ``user`` message of ``toolResult`` blocks, in call order, matched by call id."""
-        return request.tool_result_messages(calls, results)
-
-    def auth_headers(self, api_key: str | None) -> dict[str, str]:
-        """``Authorization: Bearer <Bedrock API key>``."""
-        return errors.auth_headers(api_key)
-
-    def parse_error(self, status: int, body: Any, headers: dict[str, str]) -> ProviderErrorOutcome:
-        """Map an HTTP error response (type in ``x-amzn-ErrorType``) to a canonical provider error."""
-        return errors.parse_error(status, body, headers)
-
-    def retry_after_seconds(self, status: int, body: Any, headers: dict[str, str]) -> float | None:
-        """A ``retry-after`` header, in seconds (Bedrock sends no hint of its own)."""
-        return errors.retry_after_seconds(status, body, headers)
+    request = request
+    schema = schema
+    response = response
+    stream = stream
+    errors = errors
 
 
 __all__ = ["BedrockConverse"]

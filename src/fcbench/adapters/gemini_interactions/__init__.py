@@ -30,15 +30,11 @@ See :mod:`.request` for when ``store`` is sent.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
-
-from fcbench.adapters.base import BuiltRequest, Capabilities, ParsedTurn, RequestOptions, ToolChoice
+from fcbench.adapters.base import Capabilities, PackageAdapter
 from fcbench.adapters.gemini_interactions import errors, request, response, schema, stream
-from fcbench.contract import Message, ProviderErrorOutcome, SchemaChange, Tool, ToolCall, ToolResultMessage
 
 
-class GeminiInteractions:
+class GeminiInteractions(PackageAdapter):
     """Adapter for the Gemini Interactions API (stateless itself; one instance serves every request)."""
 
     dialect = "gemini-interactions"
@@ -55,48 +51,11 @@ class GeminiInteractions:
         stateful_continuation=True,
     )
 
-    def build_request(
-        self,
-        system: str | None,
-        messages: Sequence[Message],
-        tools: Sequence[Tool],
-        tool_choice: ToolChoice,
-        options: RequestOptions,
-    ) -> BuiltRequest:
-        """Translate a canonical request into a ``POST /interactions`` request."""
-        return request.build_request(system, messages, tools, tool_choice, options)
-
-    def transform_schema(self, tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:
-        """The ``parameters`` schema for ``tool`` (:mod:`.schema`), and the changes recorded."""
-        return schema.transform_schema(tool, strict)
-
-    def parse_response(self, body: Any, offered_tools: Sequence[str] | None = None) -> ParsedTurn:
-        """Read one ``Interaction`` body into a canonical turn."""
-        return response.parse_response(body, offered_tools)
-
-    def parse_stream(
-        self, events: Iterable[tuple[str | None, str]], offered_tools: Sequence[str] | None = None
-    ) -> ParsedTurn:
-        """Assemble an Interactions SSE stream into a canonical turn."""
-        return stream.parse_stream(events, offered_tools)
-
-    def tool_result_messages(
-        self, calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
-    ) -> list[dict[str, Any]]:
-        """One ``function_result`` step per result, in call order, matched by call id."""
-        return request.tool_result_messages(calls, results)
-
-    def auth_headers(self, api_key: str | None) -> dict[str, str]:
-        """``x-goog-api-key``."""
-        return errors.auth_headers(api_key)
-
-    def parse_error(self, status: int, body: Any, headers: dict[str, str]) -> ProviderErrorOutcome:
-        """Map an HTTP error response to a canonical provider error (Google's error shape)."""
-        return errors.parse_error(status, body, headers)
-
-    def retry_after_seconds(self, status: int, body: Any, headers: dict[str, str]) -> float | None:
-        """``RetryInfo.retryDelay`` from the error details, else ``retry-after``."""
-        return errors.retry_after_seconds(status, body, headers)
+    request = request
+    schema = schema
+    response = response
+    stream = stream
+    errors = errors
 
 
 __all__ = ["GeminiInteractions"]

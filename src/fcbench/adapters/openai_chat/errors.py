@@ -173,8 +173,9 @@ def _code_for_status(status: int, error: Mapping[str, Any] | None) -> ProviderEr
     return _refine_server(code, error)
 
 
-def parse_openai_error(status: int, body: Any) -> ProviderErrorOutcome:
-    """Map an HTTP error response of an OpenAI-style API to a canonical provider error."""
+def parse_error(status: int, body: Any, headers: Mapping[str, str] | None = None) -> ProviderErrorOutcome:
+    """Map an HTTP error response of an OpenAI-style API to a canonical provider error (the body
+    says everything; ``headers`` are not needed)."""
     decoded = decode_json_body(body)
     error = error_object(decoded)
     message = describe_error(error) if error is not None else unstructured_error_message(decoded, status)
@@ -190,6 +191,9 @@ def error_outcome(error: Mapping[str, Any], status: int | None = None) -> Provid
     )
 
 
-def retry_after_seconds(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
-    """The retry hint of ``retry-after-ms`` (first) or ``retry-after`` (seconds or an HTTP date)."""
+def retry_after_seconds(
+    status: int, body: Any, headers: Mapping[str, str], now: datetime | None = None
+) -> float | None:
+    """The retry hint of ``retry-after-ms`` (first) or ``retry-after`` (seconds or an HTTP date);
+    OpenAI's bodies carry none."""
     return retry_after_header(headers, now)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
-from fcbench.adapters.common import result_text
+from fcbench.adapters.common import order_results_by_calls, result_text
 from fcbench.adapters.openai_chat.schema import transform_schema
 from fcbench.adapters.openai_chat.tools import add_tools
 from fcbench.contract import (
@@ -64,6 +64,13 @@ def wire_tool_choice(choice: ToolChoice, offered: Sequence[str], notes: list[str
     if choice.name not in offered:
         notes.append(f"tool_choice names {choice.name!r}, which is not among the offered tools; sent as is")
     return {"type": "function", "function": {"name": choice.name}}
+
+
+def tool_result_messages(
+    calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
+) -> list[dict[str, Any]]:
+    """One ``role: tool`` message per result, in call order."""
+    return [tool_message(r) for r in order_results_by_calls(calls, results)]
 
 
 def tool_message(result: ToolResultMessage) -> dict[str, Any]:

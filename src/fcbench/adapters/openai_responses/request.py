@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
-from fcbench.adapters.common import continued_messages, result_text
+from fcbench.adapters.common import continued_messages, order_results_by_calls, result_text
 from fcbench.adapters.openai_chat.request import wire_arguments
 from fcbench.adapters.openai_chat.tools import add_tools
 from fcbench.adapters.openai_responses.schema import transform_schema
@@ -32,6 +32,7 @@ from fcbench.contract import (
     SchemaChange,
     SystemMessage,
     Tool,
+    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
@@ -66,6 +67,13 @@ def wire_tool_choice(choice: ToolChoice, offered: Sequence[str], notes: list[str
     if choice.name not in offered:
         notes.append(f"tool_choice names {choice.name!r}, which is not among the offered tools; sent as is")
     return {"type": "function", "name": choice.name}
+
+
+def tool_result_messages(
+    calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
+) -> list[dict[str, Any]]:
+    """One ``function_call_output`` item per result, in call order."""
+    return [output_item(r) for r in order_results_by_calls(calls, results)]
 
 
 def output_item(result: ToolResultMessage) -> dict[str, Any]:
