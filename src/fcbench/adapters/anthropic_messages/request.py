@@ -20,16 +20,14 @@ from typing import Any
 
 from fcbench.adapters.anthropic_messages.schema import transform_schema
 from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
+from fcbench.adapters.blocks import BlockSpelling, block_messages
 from fcbench.adapters.common import pair_results, result_text
 from fcbench.contract import (
-    AssistantMessage,
     Message,
     SchemaChange,
-    SystemMessage,
     Tool,
     ToolCall,
     ToolResultMessage,
-    UserMessage,
 )
 
 DIALECT = "anthropic-messages"
@@ -55,11 +53,6 @@ def wire_tool_choice(choice: ToolChoice, parallel_tool_calls: bool | None) -> di
     return wire
 
 
-def call_keys(message_index: int, calls: Sequence[ToolCall]) -> list[str]:
-    """The ``tool_use`` id of each call: its own id, or a stand-in when the history has none."""
-    return [call.id or f"toolu_fcbench_{message_index}_{i}" for i, call in enumerate(calls)]
-
-
 def result_blocks(
     calls: Sequence[ToolCall], results: Sequence[ToolResultMessage], keys: Sequence[str] | None = None
 ) -> list[dict[str, Any]]:
@@ -75,64 +68,21 @@ def result_blocks(
     return blocks
 
 
-def _assistant_content(
-    message: AssistantMessage, keys: Sequence[str], notes: list[str]
-) -> list[dict[str, Any]] | None:
-    state = (message.provider_state or {}).get(DIALECT)
-    if isinstance(state, dict) and isinstance(state.get("content"), list):
-        replay: list[dict[str, Any]] = state["content"]
-        return replay
-    blocks: list[dict[str, Any]] = []
-    if message.content:
-        blocks.append({"type": "text", "text": message.content})
-    for call, key in zip(message.calls, keys, strict=True):
-        if call.id is None:
-            notes.append(f"history call {call.name!r} had no id; sent as tool_use id {key!r}")
-        arguments = call.arguments
-        if not isinstance(arguments, dict):
-            notes.append(f"history call {key} ({call.name}) arguments are not an object; sent as {{}}")
-            arguments = {}
-        blocks.append({"type": "tool_use", "id": key, "name": call.name, "input": arguments})
-    return blocks or None
+SPELLING = BlockSpelling(
+    dialect=DIALECT,
+    id_prefix="toolu_",
+    id_field="tool_use id",
+    text=lambda text: {"type": "text", "text": text},
+    tool_use=lambda key, name, arguments: {"type": "tool_use", "id": key, "name": name, "input": arguments},
+    result_blocks=result_blocks,
+    user_content=lambda text: text,
+)
+"""How Anthropic Messages spells a conversation's blocks."""
 
 
 def wire_messages(messages: Sequence[Message], notes: list[str]) -> tuple[list[str], list[dict[str, Any]]]:
     """System texts and the ``messages`` array for a canonical history."""
-    system: list[str] = []
-    wire: list[dict[str, Any]] = []
-    calls: list[ToolCall] = []
-    keys: list[str] = []
-    pending: list[ToolResultMessage] = []
-    results_message: dict[str, Any] | None = None
-
-    def flush() -> None:
-        nonlocal results_message
-        if pending:
-            results_message = {"role": "user", "content": result_blocks(calls, pending, keys)}
-            wire.append(results_message)
-            pending.clear()
-
-    for index, message in enumerate(messages):
-        if isinstance(message, ToolResultMessage):
-            pending.append(message)
-            continue
-        flush()
-        if isinstance(message, SystemMessage):
-            system.append(message.content)
-        elif isinstance(message, UserMessage):
-            if results_message is not None and wire and wire[-1] is results_message:
-                results_message["content"].append({"type": "text", "text": message.content})
-            else:
-                wire.append({"role": "user", "content": message.content})
-        elif isinstance(message, AssistantMessage):
-            calls, keys = list(message.calls), call_keys(index, message.calls)
-            content = _assistant_content(message, keys, notes)
-            if content is None:
-                notes.append(f"history message {index} is an empty assistant turn; not sent")
-            else:
-                wire.append({"role": "assistant", "content": content})
-    flush()
-    return system, wire
+    return block_messages(SPELLING, messages, notes)
 
 
 def build_request(

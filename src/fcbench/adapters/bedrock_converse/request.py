@@ -29,16 +29,14 @@ from urllib.parse import quote
 
 from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
 from fcbench.adapters.bedrock_converse.schema import transform_schema
+from fcbench.adapters.blocks import BlockSpelling, block_messages
 from fcbench.adapters.common import pair_results, result_text
 from fcbench.contract import (
-    AssistantMessage,
     Message,
     SchemaChange,
-    SystemMessage,
     Tool,
     ToolCall,
     ToolResultMessage,
-    UserMessage,
 )
 
 DIALECT = "bedrock-converse"
@@ -61,11 +59,6 @@ NONE_WITH_HISTORY = (
 def path(model: str, stream: bool) -> str:
     """``/model/{modelId}/converse`` or ``/converse-stream``, the model id as one encoded segment."""
     return f"/model/{quote(model, safe='')}/{'converse-stream' if stream else 'converse'}"
-
-
-def call_keys(message_index: int, calls: Sequence[ToolCall]) -> list[str]:
-    """The ``toolUseId`` of each call: its own id, or a stand-in when the history has none."""
-    return [call.id or f"tooluse_fcbench_{message_index}_{i}" for i, call in enumerate(calls)]
 
 
 def _result_content(result: ToolResultMessage) -> list[dict[str, Any]]:
@@ -91,62 +84,21 @@ def result_blocks(
     return blocks
 
 
-def _assistant_content(
-    message: AssistantMessage, keys: Sequence[str], notes: list[str]
-) -> list[dict[str, Any]] | None:
-    state = (message.provider_state or {}).get(DIALECT)
-    if isinstance(state, dict) and isinstance(state.get("content"), list):
-        replay: list[dict[str, Any]] = state["content"]
-        return replay
-    blocks: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
-    for call, key in zip(message.calls, keys, strict=True):
-        if call.id is None:
-            notes.append(f"history call {call.name!r} had no id; sent as toolUseId {key!r}")
-        arguments = call.arguments
-        if not isinstance(arguments, dict):
-            notes.append(f"history call {key} ({call.name}) arguments are not an object; sent as {{}}")
-            arguments = {}
-        blocks.append({"toolUse": {"toolUseId": key, "name": call.name, "input": arguments}})
-    return blocks or None
+SPELLING = BlockSpelling(
+    dialect=DIALECT,
+    id_prefix="tooluse_",
+    id_field="toolUseId",
+    text=lambda text: {"text": text},
+    tool_use=lambda key, name, arguments: {"toolUse": {"toolUseId": key, "name": name, "input": arguments}},
+    result_blocks=result_blocks,
+    user_content=lambda text: [{"text": text}],
+)
+"""How Bedrock Converse spells a conversation's blocks."""
 
 
 def wire_messages(messages: Sequence[Message], notes: list[str]) -> tuple[list[str], list[dict[str, Any]]]:
     """System texts and the ``messages`` array for a canonical history."""
-    system: list[str] = []
-    wire: list[dict[str, Any]] = []
-    calls: list[ToolCall] = []
-    keys: list[str] = []
-    pending: list[ToolResultMessage] = []
-    results_message: dict[str, Any] | None = None
-
-    def flush() -> None:
-        nonlocal results_message
-        if pending:
-            results_message = {"role": "user", "content": result_blocks(calls, pending, keys)}
-            wire.append(results_message)
-            pending.clear()
-
-    for index, message in enumerate(messages):
-        if isinstance(message, ToolResultMessage):
-            pending.append(message)
-            continue
-        flush()
-        if isinstance(message, SystemMessage):
-            system.append(message.content)
-        elif isinstance(message, UserMessage):
-            if results_message is not None and wire and wire[-1] is results_message:
-                results_message["content"].append({"text": message.content})
-            else:
-                wire.append({"role": "user", "content": [{"text": message.content}]})
-        elif isinstance(message, AssistantMessage):
-            calls, keys = list(message.calls), call_keys(index, message.calls)
-            content = _assistant_content(message, keys, notes)
-            if content is None:
-                notes.append(f"history message {index} is an empty assistant turn; not sent")
-            else:
-                wire.append({"role": "assistant", "content": content})
-    flush()
-    return system, wire
+    return block_messages(SPELLING, messages, notes)
 
 
 def has_tool_blocks(wire: Sequence[dict[str, Any]]) -> bool:

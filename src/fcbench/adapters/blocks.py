@@ -1,0 +1,123 @@
+"""Conversations of content blocks, the shape Anthropic Messages and Bedrock Converse share.
+
+Both send a history as ``user``/``assistant`` messages of blocks: text, a tool use (id, name,
+input object) and, in the next user message, one tool result per call, matched by id. They differ
+only in how each block is spelt (``{"type": "tool_use", "id": ...}`` or ``{"toolUse":
+{"toolUseId": ...}}``), which a :class:`BlockSpelling` says; :func:`block_messages` builds the
+history once for both.
+
+Rules: leading and interleaved system messages become system text; consecutive tool results are
+one user message (a user message right after them joins it, as a text block); an assistant turn
+parsed from the same dialect is replayed from its ``provider_state`` exactly; a history call
+without an id gets a stand-in id (noted), and arguments that are not an object are sent as
+``{}`` (noted); an empty assistant turn is not sent (noted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fcbench.contract import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+
+ResultBlocks = Callable[
+    [Sequence[ToolCall], Sequence[ToolResultMessage], Sequence[str] | None], list[dict[str, Any]]
+]
+"""``(calls, results, keys) -> blocks``: one result block per result, in call order."""
+
+
+@dataclass(frozen=True)
+class BlockSpelling:
+    """How one dialect spells the blocks of a conversation."""
+
+    dialect: str
+    """The dialect's name: the ``provider_state`` key of the turns it parsed."""
+    id_prefix: str
+    """Start of the stand-in id of a history call that has none (``toolu_``, ``tooluse_``)."""
+    id_field: str
+    """What the dialect calls a tool use's id, for notes (``tool_use id``, ``toolUseId``)."""
+    text: Callable[[str], dict[str, Any]]
+    """A text block."""
+    tool_use: Callable[[str, str, dict[str, Any]], dict[str, Any]]
+    """A tool-use block from ``(id, name, input)``."""
+    result_blocks: ResultBlocks
+    """The tool-result blocks of a user message."""
+    user_content: Callable[[str], Any]
+    """A user message's ``content`` for its text (a string, or a list of blocks)."""
+
+
+def call_keys(spelling: BlockSpelling, message_index: int, calls: Sequence[ToolCall]) -> list[str]:
+    """The tool-use id of each call: its own id, or a stand-in when the history has none."""
+    return [call.id or f"{spelling.id_prefix}fcbench_{message_index}_{i}" for i, call in enumerate(calls)]
+
+
+def assistant_blocks(
+    spelling: BlockSpelling, message: AssistantMessage, keys: Sequence[str], notes: list[str]
+) -> list[dict[str, Any]] | None:
+    """An assistant turn's blocks (its own, replayed, when this dialect parsed it); None when empty."""
+    state = (message.provider_state or {}).get(spelling.dialect)
+    if isinstance(state, dict) and isinstance(state.get("content"), list):
+        replay: list[dict[str, Any]] = state["content"]
+        return replay
+    blocks: list[dict[str, Any]] = [spelling.text(message.content)] if message.content else []
+    for call, key in zip(message.calls, keys, strict=True):
+        if call.id is None:
+            notes.append(f"history call {call.name!r} had no id; sent as {spelling.id_field} {key!r}")
+        arguments = call.arguments
+        if not isinstance(arguments, dict):
+            notes.append(f"history call {key} ({call.name}) arguments are not an object; sent as {{}}")
+            arguments = {}
+        blocks.append(spelling.tool_use(key, call.name, arguments))
+    return blocks or None
+
+
+def block_messages(
+    spelling: BlockSpelling, messages: Sequence[Message], notes: list[str]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """System texts and the ``messages`` array for a canonical history."""
+    system: list[str] = []
+    wire: list[dict[str, Any]] = []
+    calls: list[ToolCall] = []
+    keys: list[str] = []
+    pending: list[ToolResultMessage] = []
+    results_message: dict[str, Any] | None = None
+
+    def flush() -> None:
+        nonlocal results_message
+        if pending:
+            results_message = {"role": "user", "content": spelling.result_blocks(calls, pending, keys)}
+            wire.append(results_message)
+            pending.clear()
+
+    for index, message in enumerate(messages):
+        if isinstance(message, ToolResultMessage):
+            pending.append(message)
+            continue
+        flush()
+        if isinstance(message, SystemMessage):
+            system.append(message.content)
+        elif isinstance(message, UserMessage):
+            if results_message is not None and wire and wire[-1] is results_message:
+                results_message["content"].append(spelling.text(message.content))
+            else:
+                wire.append({"role": "user", "content": spelling.user_content(message.content)})
+        elif isinstance(message, AssistantMessage):
+            calls, keys = list(message.calls), call_keys(spelling, index, message.calls)
+            content = assistant_blocks(spelling, message, keys, notes)
+            if content is None:
+                notes.append(f"history message {index} is an empty assistant turn; not sent")
+            else:
+                wire.append({"role": "assistant", "content": content})
+    flush()
+    return system, wire
+
+
+__all__ = ["BlockSpelling", "assistant_blocks", "block_messages", "call_keys"]
