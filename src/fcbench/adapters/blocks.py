@@ -6,6 +6,9 @@ only in how each block is spelt (``{"type": "tool_use", "id": ...}`` or ``{"tool
 {"toolUseId": ...}}``), which a :class:`BlockSpelling` says; :func:`block_messages` builds the
 history once for both.
 
+:func:`blocks_turn` is the other direction's shared half: once a reply's blocks are read into
+text and calls, it decides the outcome the same way for both.
+
 Rules: leading and interleaved system messages become system text; consecutive tool results are
 one user message (a user message right after them joins it, as a text block); an assistant turn
 parsed from the same dialect is replayed from its ``provider_state`` exactly; a history call
@@ -19,12 +22,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fcbench.adapters.base import ParsedTurn
+from fcbench.adapters.common import anomaly, check_calls, text_call_anomaly
 from fcbench.contract import (
+    Anomaly,
     AssistantMessage,
     Message,
+    Outcome,
+    RefusalOutcome,
     SystemMessage,
+    TextOutcome,
     ToolCall,
+    ToolCallsOutcome,
     ToolResultMessage,
+    Usage,
     UserMessage,
 )
 
@@ -120,4 +131,51 @@ def block_messages(
     return system, wire
 
 
-__all__ = ["BlockSpelling", "assistant_blocks", "block_messages", "call_keys"]
+def blocks_turn(
+    spelling: BlockSpelling,
+    blocks: list[Any],
+    text: str,
+    calls: list[ToolCall],
+    *,
+    stop_field: str,
+    stop_reason: str | None,
+    refused: bool,
+    stop_anomalies: Sequence[Anomaly],
+    usage: Usage,
+    offered_tools: Sequence[str] | None,
+    anomalies: Sequence[Anomaly] = (),
+    response_id: str | None = None,
+) -> ParsedTurn:
+    """The turn of a reply whose ``blocks`` were read into ``text`` and ``calls``.
+
+    A refusal stop (``refused``) makes a refusal whatever the blocks hold; else calls win over
+    text; empty text is ``empty_response`` (naming ``stop_field``) and a JSON call in text is
+    flagged. The anomalies are, in order: what reading found (``anomalies``), the calls checked
+    against ``offered_tools``, the stop reason's own (``stop_anomalies``), then the outcome's. The
+    blocks are kept as the turn's state, to replay.
+    """
+    found = [*anomalies, *check_calls(calls, offered_tools), *stop_anomalies]
+    outcome: Outcome
+    if refused:
+        outcome = RefusalOutcome(text=text or None)
+    elif calls:
+        outcome = ToolCallsOutcome(calls=calls, text=text or None)
+    else:
+        outcome = TextOutcome(text=text)
+        if not text:
+            found.append(anomaly("empty_response", f"{stop_field} {stop_reason!r}"))
+        elif (in_text := text_call_anomaly(text, offered_tools)) is not None:
+            found.append(in_text)
+    return ParsedTurn(
+        outcome=outcome,
+        anomalies=found,
+        usage=usage,
+        finish_reason=stop_reason,
+        assistant=AssistantMessage(
+            content=text or None, calls=calls, provider_state={spelling.dialect: {"content": blocks}}
+        ),
+        response_id=response_id,
+    )
+
+
+__all__ = ["BlockSpelling", "assistant_blocks", "block_messages", "blocks_turn", "call_keys"]

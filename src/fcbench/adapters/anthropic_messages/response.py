@@ -23,29 +23,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fcbench.adapters.anthropic_messages.errors import error_object, error_outcome
+from fcbench.adapters.anthropic_messages.request import SPELLING
 from fcbench.adapters.base import ParsedTurn
+from fcbench.adapters.blocks import blocks_turn
 from fcbench.adapters.common import (
     BadResponse,
     anomaly,
     bad_response,
-    check_calls,
     decode_json_body,
-    text_call_anomaly,
     token_count,
 )
 from fcbench.contract import (
     Anomaly,
-    AssistantMessage,
-    Outcome,
-    RefusalOutcome,
-    TextOutcome,
     ToolCall,
-    ToolCallsOutcome,
     Usage,
     make_call,
 )
 
-DIALECT = "anthropic-messages"
 REPLAYED_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 """Block types that are not output text but must be replayed unchanged."""
 
@@ -128,28 +122,18 @@ def turn_from_blocks(
                 found.append(anomaly("unknown_content", f"content[{index}] of type {kind!r}"))
     except BadResponse as exc:
         return bad_response(str(exc), found)
-    text = "".join(texts)
-    found.extend(check_calls(calls, offered_tools))
-    found.extend(_finish_anomalies(stop_reason, calls))
-    outcome: Outcome
-    if stop_reason == "refusal":
-        outcome = RefusalOutcome(text=text or None)
-    elif calls:
-        outcome = ToolCallsOutcome(calls=calls, text=text or None)
-    else:
-        outcome = TextOutcome(text=text)
-        if not text:
-            found.append(anomaly("empty_response", f"stop_reason {stop_reason!r}"))
-        elif (in_text := text_call_anomaly(text, offered_tools)) is not None:
-            found.append(in_text)
-    return ParsedTurn(
-        outcome=outcome,
-        anomalies=found,
+    return blocks_turn(
+        SPELLING,
+        blocks,
+        "".join(texts),
+        calls,
+        stop_field="stop_reason",
+        stop_reason=stop_reason,
+        refused=stop_reason == "refusal",
+        stop_anomalies=_finish_anomalies(stop_reason, calls),
         usage=usage,
-        finish_reason=stop_reason,
-        assistant=AssistantMessage(
-            content=text or None, calls=calls, provider_state={DIALECT: {"content": blocks}}
-        ),
+        offered_tools=offered_tools,
+        anomalies=found,
         response_id=response_id,
     )
 
