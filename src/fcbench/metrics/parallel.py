@@ -28,9 +28,16 @@ def _records_bytes(run_dir: Path) -> int:
     return path.stat().st_size if path.is_file() else 0
 
 
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity where the OS has one, else all of them)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def worker_count(run_dirs: Sequence[Path], cpus: int | None = None) -> int:
     """Processes to read ``run_dirs`` with: one per run up to the CPUs, or 1 when they are small."""
-    available = cpus if cpus is not None else len(os.sched_getaffinity(0))
+    available = cpus if cpus is not None else usable_cpus()
     if len(run_dirs) < 2 or available < 2:
         return 1
     if sum(_records_bytes(d) for d in run_dirs) < PARALLEL_MIN_BYTES:
