@@ -42,15 +42,16 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def check_records(run_dir: Path) -> tuple[int, collections.Counter[str]]:
+def check_records(run_dir: Path) -> tuple[int, collections.Counter[str], float]:
     """Fail unless every observation is an HTTP 200 tool call without error; return the count of
-    observations and of decisions."""
+    observations, of decisions, and the mean latency the runner recorded (ms)."""
     blobs = load_blobs(run_dir)
     kinds: collections.Counter[str] = collections.Counter()
     decisions: collections.Counter[str] = collections.Counter()
-    n = 0
+    n, latency = 0, 0.0
     for record in run_record_dicts(run_dir):
         n += 1
+        latency += record.get("latency_ms") or 0.0
         status = (expand_blobs(record["raw"], blobs).get("response") or {}).get("status")
         kind = (record.get("outcome") or {}).get("kind")
         kinds[f"{status} {kind}"] += 1
@@ -60,7 +61,7 @@ def check_records(run_dir: Path) -> tuple[int, collections.Counter[str]]:
                 f"observation {record['case_id']} is not a tool call from the stub: status {status}, "
                 f"outcome {kind}, error {record.get('error')}; all so far: {dict(kinds)}"
             )
-    return n, decisions
+    return n, decisions, latency / max(n, 1)
 
 
 def main() -> None:
@@ -103,7 +104,7 @@ def main() -> None:
             wall = time.perf_counter() - wall_before
             cpu = cpu_seconds() - cpu_before
             stub_cpu = process_cpu_seconds(proc.pid) - stub_before
-            n, decisions = check_records(result.run_dir)
+            n, decisions, mean_latency = check_records(result.run_dir)
     finally:
         stop_server(proc)
     ideal = n * args.latency_ms / 1000 / args.concurrency
@@ -115,6 +116,10 @@ def main() -> None:
     print(f"decisions           {', '.join(f'{name} {count}' for name, count in decisions.most_common())}")
     print(f"wall / ideal        {wall:.2f} s / {ideal:.2f} s = {wall / ideal:.3f}x")
     print(f"observations/s      {n / wall:.1f}")
+    print(
+        f"latency recorded    {mean_latency:.1f} ms per observation on average "
+        f"({mean_latency - args.latency_ms:.1f} ms over the stub's fixed latency)"
+    )
     print(f"CPU per observation {1000 * cpu / n:.2f} ms (user+sys of the runner process)")
     print(f"peak RSS            {peak_mib:.0f} MiB")
     print(

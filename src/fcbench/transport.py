@@ -1,6 +1,6 @@
 """The transport: the only place that talks to providers.
 
-One pooled ``httpx.AsyncClient`` per endpoint, a per-endpoint concurrency limit, a timeout,
+One pooled ``aiohttp.ClientSession`` per endpoint, a per-endpoint concurrency limit, a timeout,
 retries with backoff that honour the provider's retry hint and are capped by a run-wide retry
 budget, and raw capture of every exchange with secrets redacted. Failures become canonical
 ``provider_error`` outcomes (coverage loss), never exceptions.
@@ -50,10 +50,15 @@ first ``raw_keep_bytes`` of what came (``raw.truncated`` says so).
 from __future__ import annotations
 
 import asyncio
+import codecs
 import itertools
+import json
+import os
 import re
 import ssl
 import time
+import urllib.parse
+import urllib.request
 import zlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -61,18 +66,21 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-import httpx
-from httpx_sse import EventSource
+import aiohttp
+import certifi
+from yarl import URL
 
 from fcbench.adapters.base import Adapter, BuiltRequest, ParsedTurn
 from fcbench.adapters.eventstream import EventStreamDecoder, FrameError, frame_event
+from fcbench.adapters.sse import SseDecoder
 from fcbench.contract import ProviderErrorOutcome
 from fcbench.endpoints import Endpoint
 from fcbench.redact import Redactor, json_bytes
 
-CONNECTIONS_PER_CLIENT = 8
-"""Connections per pooled client; an endpoint gets as many clients as its concurrency needs."""
-
+CONNECTIONS_PER_SESSION = 8
+"""Connections per pooled session; an endpoint gets as many sessions as its concurrency needs."""
+ACCEPT_ENCODING = "gzip, deflate"
+"""The encodings asked for: the two the transport inflates itself, with a bound on each step."""
 RETRYABLE_CODES = frozenset({"rate_limited", "server", "overloaded", "timeout", "bad_response"})
 KEEP_RESPONSE_HEADERS = (
     "content-type",
@@ -113,21 +121,28 @@ class Limits:
     """An observation's retries stop once it has run ``observation_factor x timeout_s``."""
 
 
-StreamEvents = Callable[[httpx.Response], AsyncIterator[tuple[str | None, str]]]
+Chunks = AsyncIterator[bytes]
+"""A response body's decoded bytes, as they arrive."""
+StreamEvents = Callable[[Chunks], AsyncIterator[tuple[str | None, str]]]
 """Reads a streamed body into ``(event name or None, data)`` pairs as they arrive."""
 
 
-async def sse_stream_events(response: httpx.Response) -> AsyncIterator[tuple[str | None, str]]:
-    """Server-sent events: the ``event:`` name (None for the default ``message``) and the data."""
-    async for sse in EventSource(response).aiter_sse():
-        yield (sse.event if sse.event != "message" else None, sse.data)
+async def sse_stream_events(chunks: Chunks) -> AsyncIterator[tuple[str | None, str]]:
+    """Server-sent events (:class:`fcbench.adapters.sse.SseDecoder`): the ``event:`` name (None
+    for the default ``message``) and the data."""
+    decoder = SseDecoder()
+    async for chunk in chunks:
+        for event in decoder.feed(chunk):
+            yield event
+    for event in decoder.close():
+        yield event
 
 
-async def eventstream_stream_events(response: httpx.Response) -> AsyncIterator[tuple[str | None, str]]:
+async def eventstream_stream_events(chunks: Chunks) -> AsyncIterator[tuple[str | None, str]]:
     """AWS event-stream frames (:func:`fcbench.adapters.eventstream.frame_event`); raises
     :class:`~fcbench.adapters.eventstream.FrameError` on a bad checksum or a frame cut short."""
     decoder = EventStreamDecoder()
-    async for chunk in response.aiter_bytes():
+    async for chunk in chunks:
         for frame in decoder.feed(chunk):
             yield frame_event(frame)
     decoder.close()
@@ -162,13 +177,12 @@ STREAM_FRAMINGS: Mapping[str, StreamFraming] = MappingProxyType(
 """Stream framing -> how the transport reads it; limits, raw capture and cut handling are shared."""
 
 
-class ResponseTooLarge(Exception):
-    """A response passed one of the :class:`Limits` (internal: becomes a ``too_large`` outcome)."""
+class BodyDecodingError(Exception):
+    """A compressed body that does not inflate (internal: the connection's answer is lost)."""
 
-    def __init__(self, message: str, head: bytes = b"") -> None:
-        super().__init__(message)
-        self.head = head
-        """The start of what was received, for the raw capture."""
+
+class ResponseTooLarge(Exception):
+    """A stream passed one of the :class:`Limits` (internal: becomes a ``too_large`` outcome)."""
 
 
 class RetryBudget:
@@ -202,11 +216,13 @@ def _error_turn(code: str, message: str, status: int | None = None) -> ParsedTur
     return ParsedTurn(outcome=ProviderErrorOutcome(code=code, message=message, status=status))
 
 
-def _kept_headers(response: httpx.Response) -> dict[str, str]:
+def _kept_headers(response: aiohttp.ClientResponse) -> dict[str, str]:
     return {k: v for k, v in response.headers.items() if k.lower() in KEEP_RESPONSE_HEADERS}
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_HEADER_BREAK = re.compile("[\r\n\0]")
+"""What no HTTP header value may hold (it would end the header, or the request, early)."""
 
 
 def valid_unicode(value: Any) -> Any:
@@ -241,8 +257,39 @@ def clean_turn(turn: ParsedTurn, redactor: Redactor) -> ParsedTurn:
     return turn if clean == data else ParsedTurn.model_validate(clean)
 
 
+Attempt = tuple[ParsedTurn, dict[str, Any], float | None]
+"""One attempt's parsed turn, its raw response, and the provider's retry hint in seconds."""
+
+
+def _lower_headers(response: aiohttp.ClientResponse) -> dict[str, str]:
+    return {k.lower(): v for k, v in response.headers.items()}
+
+
+def _ssl_context() -> ssl.SSLContext:
+    """Certificates from ``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` when set, else certifi's bundle."""
+    cafile, capath = os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
+    if cafile or capath:
+        return ssl.create_default_context(cafile=cafile, capath=capath)
+    return ssl.create_default_context(cafile=certifi.where())
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``,
+    any case), or None when there is none or ``NO_PROXY`` exempts its host."""
+    host = urllib.parse.urlsplit(url).hostname or ""
+    if urllib.request.proxy_bypass(host):
+        return None
+    proxies = urllib.request.getproxies()
+    return proxies.get(urllib.parse.urlsplit(url).scheme) or proxies.get("all")
+
+
+def json_body(body: Any) -> bytes:
+    """A request body as sent: compact UTF-8 JSON, keys in order, no NaN."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
 class Transport:
-    """Sends built requests to endpoints; one instance per run (owns the HTTP clients)."""
+    """Sends built requests to endpoints; one instance per run (owns the HTTP sessions)."""
 
     def __init__(
         self,
@@ -262,8 +309,9 @@ class Transport:
         self._extra_headers = extra_headers or {}
         self._concurrency = concurrency
         self._ssl: ssl.SSLContext | None = None
-        self._clients: dict[str, list[httpx.AsyncClient]] = {}
-        self._rotation: dict[str, itertools.cycle[httpx.AsyncClient]] = {}
+        self._sessions: dict[str, list[aiohttp.ClientSession]] = {}
+        self._rotation: dict[str, itertools.cycle[aiohttp.ClientSession]] = {}
+        self._proxies: dict[str, str | None] = {}
         self._limits: dict[str, asyncio.Semaphore] = {}
         self._replicas: dict[str, itertools.cycle[str]] = {}
 
@@ -272,28 +320,35 @@ class Transport:
         """Retries used so far across the run."""
         return self._budget.spent
 
-    def _client(self, endpoint: Endpoint) -> httpx.AsyncClient:
-        """The next client of the endpoint's pool (round-robin).
+    def _session(self, endpoint: Endpoint) -> aiohttp.ClientSession:
+        """The next session of the endpoint's pool (round-robin; made on first use, in the running
+        event loop).
 
-        httpcore scans every connection of a pool for each request, so one pool of a hundred
-        connections costs milliseconds of CPU per request; several small pools keep that flat.
+        An endpoint gets one session per :data:`CONNECTIONS_PER_SESSION` connections it may have
+        in flight: measured against one stub, several small pools answer sooner than one large one
+        (``benchmarks/peers.py``). Each session never follows redirects, and leaves bodies
+        compressed: the transport inflates them itself (:meth:`_chunks`), so a gzip bomb costs at
+        most the limit. Proxies come from the environment (:func:`env_proxy`).
         """
-        clients = self._clients.get(endpoint.name)
-        if clients is None:
+        sessions = self._sessions.get(endpoint.name)
+        if sessions is None:
             in_flight = min(endpoint.max_concurrency or self._concurrency, self._concurrency)
-            count = max(1, -(-in_flight // CONNECTIONS_PER_CLIENT))
-            limits = httpx.Limits(
-                max_connections=-(-in_flight // count), max_keepalive_connections=-(-in_flight // count)
-            )
+            count = max(1, -(-in_flight // CONNECTIONS_PER_SESSION))
             if self._ssl is None:
-                self._ssl = httpx.create_ssl_context()
-            clients = [
-                httpx.AsyncClient(timeout=httpx.Timeout(self._timeout), limits=limits, verify=self._ssl)
+                self._ssl = _ssl_context()
+            timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout, sock_read=self._timeout)
+            sessions = [
+                aiohttp.ClientSession(
+                    connector=aiohttp.TCPConnector(limit=-(-in_flight // count), ssl=self._ssl),
+                    timeout=timeout,
+                    auto_decompress=False,
+                )
                 for _ in range(count)
             ]
-            self._clients[endpoint.name] = clients
-            self._rotation[endpoint.name] = itertools.cycle(clients)
+            self._sessions[endpoint.name] = sessions
+            self._rotation[endpoint.name] = itertools.cycle(sessions)
             self._replicas[endpoint.name] = itertools.cycle(endpoint.base_urls)
+            self._proxies.update({url: env_proxy(url) for url in endpoint.base_urls})
             if endpoint.max_concurrency:
                 self._limits[endpoint.name] = asyncio.Semaphore(endpoint.max_concurrency)
         return next(self._rotation[endpoint.name])
@@ -308,11 +363,11 @@ class Transport:
             yield
 
     async def aclose(self) -> None:
-        """Close every pooled client."""
-        for clients in self._clients.values():
-            for client in clients:
-                await client.aclose()
-        self._clients.clear()
+        """Close every pooled session."""
+        for sessions in self._sessions.values():
+            for session in sessions:
+                await session.close()
+        self._sessions.clear()
 
     async def exchange(
         self,
@@ -325,8 +380,9 @@ class Transport:
         headers: dict[str, str] | None = None,
     ) -> Exchange:
         """Send ``built`` (retrying transient failures) and return the parsed, redacted exchange."""
-        client = self._client(endpoint)
+        session = self._session(endpoint)
         redactor = self._redactor.with_secret(api_key)
+        body = json_body(built.body)
         attempts: list[dict[str, Any]] = []
         attempt = 0
         observation_started = time.perf_counter()
@@ -337,18 +393,26 @@ class Transport:
             send_headers = {**endpoint.headers, **self._extra_headers, **(headers or {})}
             auth_headers, auth_query = endpoint.auth_parts(api_key, adapter.auth_headers)
             send_headers.update(auth_headers)
-            if auth_query:
-                built = built.model_copy(update={"query": {**built.query, **auth_query}})
-            url = base_url + built.path
+            url = URL(base_url + built.path)
+            query = {**built.query, **auth_query}
+            if query:
+                url = url.update_query(query)
             async with self._slot(endpoint):
                 started = time.perf_counter()
                 turn, response_raw, retry_hint = await self._attempt(
-                    client, adapter, url, built, send_headers, offered_tools
+                    session,
+                    adapter,
+                    url,
+                    body,
+                    built.stream,
+                    send_headers,
+                    offered_tools,
+                    self._proxies[base_url],
                 )
                 latency_ms = (time.perf_counter() - started) * 1000.0
             request_raw = {
                 "method": "POST",
-                "url": redactor.url(str(httpx.URL(url, params=built.query or None))),
+                "url": redactor.url(str(url)),
                 "headers": redactor.headers(send_headers),
                 "body": redactor.json(built.body),
             }
@@ -374,191 +438,188 @@ class Transport:
 
     async def _attempt(
         self,
-        client: httpx.AsyncClient,
+        session: aiohttp.ClientSession,
         adapter: Adapter,
-        url: str,
-        built: BuiltRequest,
+        url: URL,
+        body: bytes,
+        stream: bool,
         headers: dict[str, str],
         offered: Sequence[str],
-    ) -> tuple[ParsedTurn, dict[str, Any], float | None]:
-        """One attempt, cut at ``timeout_s`` for the whole request (headers, body or stream)."""
+        proxy: str | None,
+    ) -> Attempt:
+        """One attempt, cut at ``timeout_s`` for the whole request (headers, body or stream).
+
+        A read that stalls for ``timeout_s`` is aiohttp's socket timeout; the whole request
+        running past ``timeout_s`` is the deadline's (``raw.deadline = "request"``).
+        """
+        send_headers = {**headers, "Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING}
+        framing = STREAM_FRAMINGS[adapter.capabilities.stream_framing] if stream else None
+        if framing is not None:
+            send_headers.update(framing.request_headers)
+        unsendable = [name for name, value in send_headers.items() if _HEADER_BREAK.search(value)]
+        if unsendable:
+            message = f"header {unsendable[0]!r} holds a line break or NUL (a key pasted with it?); not sent"
+            return _error_turn("harness", message), {}, None
+        deadline = asyncio.timeout(self._timeout)
         try:
-            async with asyncio.timeout(self._timeout):
-                if built.stream:
-                    return await self._attempt_stream(client, adapter, url, built, headers, offered)
-                request = client.build_request(
-                    "POST", url, json=built.body, params=built.query or None, headers=headers
-                )
-                response = await client.send(request, stream=True)
-                try:
-                    cut = await self._read_body(adapter, response)
-                finally:
-                    await response.aclose()
-                return cut or self._finish(adapter, response, offered)
-        except TimeoutError:
-            message = f"the request took longer than its {self._timeout:g}s deadline"
-            return _error_turn("timeout", message), {"deadline": "request"}, None
-        except httpx.TimeoutException as exc:
-            return (
-                _error_turn("timeout", f"timed out after {self._timeout:g}s ({type(exc).__name__})"),
-                {},
-                None,
-            )
-        except httpx.HTTPError as exc:
+            async with (
+                deadline,
+                session.post(
+                    url, data=body, headers=send_headers, allow_redirects=False, proxy=proxy
+                ) as response,
+            ):
+                if framing is not None:
+                    return await self._read_stream(adapter, response, framing, offered)
+                read = await self._read_body(adapter, response)
+                return read if isinstance(read, tuple) else self._finish(adapter, response, read, offered)
+        except TimeoutError as exc:
+            if deadline.expired():
+                message = f"the request took longer than its {self._timeout:g}s deadline"
+                return _error_turn("timeout", message), {"deadline": "request"}, None
+            message = f"timed out after {self._timeout:g}s ({type(exc).__name__})"
+            return _error_turn("timeout", message), {}, None
+        except aiohttp.ClientError as exc:
             return _error_turn("server", f"connection failed: {type(exc).__name__}: {exc}"), {}, None
 
-    async def _read_body(
-        self, adapter: Adapter, response: httpx.Response
-    ) -> tuple[ParsedTurn, dict[str, Any], float | None] | None:
-        """Read the whole body; None once it is read, the failed attempt when the connection drops.
+    async def _chunks(self, response: aiohttp.ClientResponse) -> Chunks:
+        """The body's bytes as they arrive, gzip and deflate inflated with a bound on each step's
+        output (``max_response_bytes`` + 1), so a small compressed chunk never fills memory."""
+        encoding = response.headers.get("content-encoding", "").strip().lower()
+        wbits = {"gzip": 31, "x-gzip": 31, "deflate": 47}.get(encoding)
+        if wbits is None:
+            async for chunk in response.content.iter_any():
+                yield chunk
+            return
+        step = self._caps.max_response_bytes + 1
+        inflate = zlib.decompressobj(wbits=wbits)
+        try:
+            async for compressed in response.content.iter_any():
+                data = compressed
+                while data:
+                    yield inflate.decompress(data, step)
+                    data = inflate.unconsumed_tail
+            yield inflate.flush()
+        except zlib.error as exc:
+            raise BodyDecodingError(f"invalid {encoding} body: {exc}") from exc
+
+    async def _read_body(self, adapter: Adapter, response: aiohttp.ClientResponse) -> bytes | Attempt:
+        """The whole decoded body, or the failed attempt when it is too large or the connection drops.
 
         A body cut short after the status line is ``bad_response`` for a 2xx (the answer is lost,
         whatever the model said); an error status still says what failed, so the adapter reads it.
-        A stalled read raises ``httpx.TimeoutException`` (``timeout``).
-        """
-        try:
-            await self._read_limited(response)
-        except httpx.TimeoutException:
-            raise
-        except ResponseTooLarge as exc:
-            raw = {
-                "status": response.status_code,
-                "headers": _kept_headers(response),
-                "body": exc.head.decode("utf-8", "replace"),
-                "truncated": f"{exc} (kept the first {len(exc.head)} bytes)",
-            }
-            return _error_turn("too_large", str(exc), response.status_code), raw, None
-        except (httpx.TransportError, httpx.StreamError, httpx.DecodingError) as exc:
-            cut = f"{type(exc).__name__}: {exc}"
-            raw = {"status": response.status_code, "headers": _kept_headers(response), "cut": cut}
-            if response.status_code >= 400:
-                lower = {k.lower(): v for k, v in response.headers.items()}
-                error = adapter.parse_error(response.status_code, "", lower)
-                return (
-                    ParsedTurn(outcome=error),
-                    raw,
-                    adapter.retry_after_seconds(response.status_code, "", lower),
-                )
-            message = f"response body cut after the status line ({cut})"
-            return _error_turn("bad_response", message, response.status_code), raw, None
-        return None
-
-    async def _read_limited(self, response: httpx.Response) -> None:
-        """Read and decode the body, stopping at ``max_response_bytes`` decoded.
-
-        gzip and deflate are decoded here with a bound on each step's output, so a gzip bomb costs
-        at most the limit (httpx would inflate a whole compressed chunk at once); other encodings
-        go through httpx's decoders, bounded per chunk.
+        A stalled read raises ``TimeoutError`` (``timeout``).
         """
         limit = self._caps.max_response_bytes
-        encoding = response.headers.get("content-encoding", "").strip().lower()
-        wbits = {"gzip": 31, "x-gzip": 31, "deflate": 47}.get(encoding)
         chunks: list[bytes] = []
         size = 0
-
-        def take(piece: bytes) -> None:
-            nonlocal size
-            size += len(piece)
-            chunks.append(piece)
-            if size > limit:
-                head = b"".join(chunks)[: self._caps.raw_keep_bytes]
-                raise ResponseTooLarge(f"response body over {limit} bytes once decoded", head)
-
-        if wbits is None:
-            async for chunk in response.aiter_bytes():
-                take(chunk)
-        else:
-            inflate = zlib.decompressobj(wbits=wbits)
-            try:
-                async for compressed in response.aiter_raw():
-                    data = compressed
-                    while data:
-                        take(inflate.decompress(data, limit - size + 1))
-                        data = inflate.unconsumed_tail
-                take(inflate.flush())
-            except zlib.error as exc:
-                raise httpx.DecodingError(f"invalid {encoding} body: {exc}") from exc
-        response._content = b"".join(chunks)  # what aread() would have stored
+        try:
+            async for chunk in self._chunks(response):
+                size += len(chunk)
+                chunks.append(chunk)
+                if size > limit:
+                    head = b"".join(chunks)[: self._caps.raw_keep_bytes]
+                    message = f"response body over {limit} bytes once decoded"
+                    raw = {
+                        "status": response.status,
+                        "headers": _kept_headers(response),
+                        "body": head.decode("utf-8", "replace"),
+                        "truncated": f"{message} (kept the first {len(head)} bytes)",
+                    }
+                    return _error_turn("too_large", message, response.status), raw, None
+        except TimeoutError:
+            raise
+        except (aiohttp.ClientError, BodyDecodingError) as exc:
+            cut = f"{type(exc).__name__}: {exc}"
+            raw = {"status": response.status, "headers": _kept_headers(response), "cut": cut}
+            if response.status >= 400:
+                lower = _lower_headers(response)
+                error = adapter.parse_error(response.status, "", lower)
+                return ParsedTurn(outcome=error), raw, adapter.retry_after_seconds(response.status, "", lower)
+            message = f"response body cut after the status line ({cut})"
+            return _error_turn("bad_response", message, response.status), raw, None
+        return b"".join(chunks)
 
     def _finish(
-        self, adapter: Adapter, response: httpx.Response, offered: Sequence[str]
-    ) -> tuple[ParsedTurn, dict[str, Any], float | None]:
+        self, adapter: Adapter, response: aiohttp.ClientResponse, content: bytes, offered: Sequence[str]
+    ) -> Attempt:
         body: Any
         try:
-            body = response.json()
+            body = json.loads(content)
         except (ValueError, RecursionError):
-            body = response.text
-        raw = {"status": response.status_code, "headers": _kept_headers(response), "body": body}
-        if response.status_code >= 400:
-            lower = {k.lower(): v for k, v in response.headers.items()}
-            error = adapter.parse_error(response.status_code, body, lower)
-            hint = adapter.retry_after_seconds(response.status_code, body, lower)
+            body = content.decode(_charset(response), "replace")
+        raw = {"status": response.status, "headers": _kept_headers(response), "body": body}
+        if response.status >= 400:
+            lower = _lower_headers(response)
+            error = adapter.parse_error(response.status, body, lower)
+            hint = adapter.retry_after_seconds(response.status, body, lower)
             return ParsedTurn(outcome=error), raw, hint
         if not isinstance(body, dict):
             return (
-                _error_turn("bad_response", "response body is not a JSON object", response.status_code),
+                _error_turn("bad_response", "response body is not a JSON object", response.status),
                 raw,
                 None,
             )
         return adapter.parse_response(body, offered), raw, None
 
-    async def _attempt_stream(
+    async def _read_stream(
         self,
-        client: httpx.AsyncClient,
         adapter: Adapter,
-        url: str,
-        built: BuiltRequest,
-        headers: dict[str, str],
+        response: aiohttp.ClientResponse,
+        framing: StreamFraming,
         offered: Sequence[str],
-    ) -> tuple[ParsedTurn, dict[str, Any], float | None]:
+    ) -> Attempt:
+        if response.status >= 400 or framing.content_type not in response.headers.get("content-type", ""):
+            read = await self._read_body(adapter, response)
+            if isinstance(read, tuple):
+                return read
+            finished = self._finish(adapter, response, read, offered)
+            if response.status >= 400:
+                return finished
+            message = f"expected an event stream, got {response.headers.get('content-type')!r}"
+            return _error_turn("bad_response", message, response.status), finished[1], None
         events: list[tuple[str | None, str]] = []
-        params = built.query or None
-        framing = STREAM_FRAMINGS[adapter.capabilities.stream_framing]
-        send_headers = {**headers, **framing.request_headers}
-        async with client.stream(
-            "POST", url, json=built.body, params=params, headers=send_headers
-        ) as response:
-            if response.status_code >= 400:
-                return await self._read_body(adapter, response) or self._finish(adapter, response, offered)
-            if framing.content_type not in response.headers.get("content-type", ""):
-                cut = await self._read_body(adapter, response)
-                if cut is not None:
-                    return cut
-                _, body_raw, _ = self._finish(adapter, response, offered)
-                message = f"expected an event stream, got {response.headers.get('content-type')!r}"
-                return _error_turn("bad_response", message, response.status_code), body_raw, None
-            raw: dict[str, Any] = {
-                "status": response.status_code,
-                "headers": _kept_headers(response),
-                "events": events,
-            }
-            size = 0
-            try:
-                async for name, data in framing.events(response):
-                    size += len(data)
-                    if len(events) >= self._caps.max_stream_events or size > self._caps.max_response_bytes:
-                        raise ResponseTooLarge(
-                            f"stream over {self._caps.max_stream_events} events or "
-                            f"{self._caps.max_response_bytes} bytes"
-                        )
-                    events.append((name, data))
-            except ResponseTooLarge as exc:
-                kept, total = [], 0
-                for event in events:
-                    total += len(event[1])
-                    if total > self._caps.raw_keep_bytes:
-                        break
-                    kept.append(event)
-                raw["events"], raw["truncated"] = kept, f"{exc} (kept the first {len(kept)} events)"
-                return _error_turn("too_large", str(exc), response.status_code), raw, None
-            except httpx.TimeoutException:
-                raw["cut"] = "timeout"
-                return _error_turn("timeout", f"stream stalled after {len(events)} events"), raw, None
-            except (httpx.TransportError, httpx.StreamError) as exc:
-                raw["cut"] = f"{type(exc).__name__}: {exc}"
-                return _error_turn("bad_response", f"stream cut after {len(events)} events"), raw, None
-            except FrameError as exc:
-                raw["cut"] = f"{type(exc).__name__}: {exc}"
-                message = f"stream framing broken after {len(events)} events: {exc}"
-                return _error_turn("bad_response", message), raw, None
+        raw: dict[str, Any] = {
+            "status": response.status,
+            "headers": _kept_headers(response),
+            "events": events,
+        }
+        size = 0
+        try:
+            async for name, data in framing.events(self._chunks(response)):
+                size += len(data)
+                if len(events) >= self._caps.max_stream_events or size > self._caps.max_response_bytes:
+                    raise ResponseTooLarge(
+                        f"stream over {self._caps.max_stream_events} events or "
+                        f"{self._caps.max_response_bytes} bytes"
+                    )
+                events.append((name, data))
+        except ResponseTooLarge as exc:
+            kept, total = [], 0
+            for event in events:
+                total += len(event[1])
+                if total > self._caps.raw_keep_bytes:
+                    break
+                kept.append(event)
+            raw["events"], raw["truncated"] = kept, f"{exc} (kept the first {len(kept)} events)"
+            return _error_turn("too_large", str(exc), response.status), raw, None
+        except TimeoutError:
+            raw["cut"] = "timeout"
+            return _error_turn("timeout", f"stream stalled after {len(events)} events"), raw, None
+        except (aiohttp.ClientError, BodyDecodingError) as exc:
+            raw["cut"] = f"{type(exc).__name__}: {exc}"
+            return _error_turn("bad_response", f"stream cut after {len(events)} events"), raw, None
+        except FrameError as exc:
+            raw["cut"] = f"{type(exc).__name__}: {exc}"
+            message = f"stream framing broken after {len(events)} events: {exc}"
+            return _error_turn("bad_response", message), raw, None
         return adapter.parse_stream(events, offered), raw, None
+
+
+def _charset(response: aiohttp.ClientResponse) -> str:
+    """The body's declared charset when Python knows it, else UTF-8."""
+    charset = response.charset or "utf-8"
+    try:
+        codecs.lookup(charset)
+    except LookupError:
+        return "utf-8"
+    return charset

@@ -26,7 +26,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from fcbench.adapters.common import sse_events as split_sse
+from fcbench.adapters.sse import sse_events as split_sse
 
 WIRE = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
 """Recorded real traffic."""
@@ -50,7 +50,7 @@ DEEP_TEXT = 5_000
 
 
 def sse_events(text: str) -> list[SSEEvent]:
-    """``(event name or None, data)`` pairs of an SSE body (:func:`fcbench.adapters.common.sse_events`)."""
+    """``(event name or None, data)`` pairs of an SSE body (:func:`fcbench.adapters.sse.sse_events`)."""
     return split_sse(text)
 
 

@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from fcbench.adapters.common import sse_events as split_sse
+from fcbench.adapters.sse import sse_events as split_sse
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 """The ``tests/fixtures`` folder."""
@@ -31,7 +31,7 @@ SSEEvent = tuple[str | None, str]
 
 
 def sse_events(text: str) -> list[SSEEvent]:
-    """``(event name or None, data)`` pairs of an SSE body (:func:`fcbench.adapters.common.sse_events`)."""
+    """``(event name or None, data)`` pairs of an SSE body (:func:`fcbench.adapters.sse.sse_events`)."""
     return split_sse(text)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -124,36 +123,6 @@ def order_results_by_calls(
     by_id = {r.call_id: r for r in results}
     ordered = [by_id.pop(c.id) for c in calls if c.id in by_id]
     return ordered + list(by_id.values())
-
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def sse_events(text: str) -> list[tuple[str | None, str]]:
-    """Split a recorded SSE body into the ``(event name or None, data)`` pairs ``parse_stream`` takes.
-
-    WHATWG dispatch rules: ``data:`` lines of one event are joined with newlines, one space after
-    the colon is dropped, comment lines (``:``) and ``id``/``retry`` fields are ignored, and an
-    event is dispatched at a blank line (or at the end of the text when it has data).
-    """
-    found: list[tuple[str | None, str]] = []
-    name: str | None = None
-    data: list[str] = []
-    for line in [*_LINE_BREAK.split(text), ""]:
-        if line == "":
-            if data:
-                found.append((name, "\n".join(data)))
-            name, data = None, []
-            continue
-        if line.startswith(":"):
-            continue
-        field, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if field == "event":
-            name = value
-        elif field == "data":
-            data.append(value)
-    return found
 
 
 class BadResponse(Exception):

@@ -33,7 +33,7 @@ from pydantic import ValidationError
 
 from fcbench import adapters
 from fcbench.adapters.base import ParsedTurn
-from fcbench.adapters.common import sse_events
+from fcbench.adapters.sse import sse_events
 from fcbench.errors import InputError
 from fcbench.logs.requests import LoggedRequest, RequestFormatError, read_request
 
