@@ -22,7 +22,6 @@ TOP_LEVEL_MODULES = {
     "errors",
     "config",
     "endpoints",
-    "transport",
     "pricing",
     "redact",
 }

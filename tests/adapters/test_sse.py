@@ -29,7 +29,8 @@ def decode_in_chunks(body: bytes, cuts: list[int]) -> list[SseEvent]:
 def httpx_sse_events(body: bytes) -> list[SseEvent]:
     """The same body read by httpx-sse, from an httpx response."""
     response = httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
-    return [(sse.event if sse.event != "message" else None, sse.data) for sse in EventSource(response).iter_sse()]
+    events = EventSource(response).iter_sse()
+    return [(sse.event if sse.event != "message" else None, sse.data) for sse in events]
 
 
 def test_there_are_recorded_streams_to_check() -> None:

@@ -19,7 +19,8 @@ from fcbench.contract import TextOutcome
 from fcbench.endpoints import Endpoint
 from fcbench.transport import RetryPolicy, Transport, env_proxy
 
-REPLY = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}]}
+MESSAGE = {"role": "assistant", "content": "hello"}
+REPLY = {"choices": [{"index": 0, "message": MESSAGE, "finish_reason": "stop"}]}
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 
 

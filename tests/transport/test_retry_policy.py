@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from robust_server import Answer, HostileServer, SeenRequest
 
-import fcbench.transport as transport_module
+import fcbench.transport.client as transport_module
 from fcbench import adapters
 from fcbench.adapters.base import RequestOptions, ToolChoice
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome, UserMessage

@@ -1,51 +1,5 @@
-"""The transport: the only place that talks to providers.
-
-One pooled ``aiohttp.ClientSession`` per endpoint, a per-endpoint concurrency limit, a timeout,
-retries with backoff that honour the provider's retry hint and are capped by a run-wide retry
-budget, and raw capture of every exchange with secrets redacted. Failures become canonical
-``provider_error`` outcomes (coverage loss), never exceptions.
-
-One fault taxonomy for every dialect, streamed or not: the transport classifies what fails on the
-connection, each adapter what its provider says (its ``errors`` module for error bodies and
-in-stream error events, its ``stream`` module for a corrupted stream); the same fault gets the same
-code in all of them. ``tests/adapters/test_fault_taxonomy.py`` injects every fault of the mock
-(:mod:`fcbench.mock.faults`) into every dialect over HTTP and checks this table:
-
-===================  ==================================================================  ================
-mock fault           what reaches the client                                             code
-===================  ==================================================================  ================
-``rate_limit``       429 (with the dialect's retry hint)                                 ``rate_limited``
-``server_error``     500                                                                 ``server``
-``overload``         503, Anthropic 529, or a 5xx whose message says "overloaded"        ``overloaded``
-``auth_error``       the dialect's bad-key answer (401, Gemini 400 ``API_KEY_INVALID``)  ``auth``
-``timeout``          no answer within the client timeout, or a 504                       ``timeout``
-``stream_cut``       the connection lost after the status line (body or stream cut)      ``bad_response``
-``malformed_json``   a 2xx body, or one stream event, that is not a JSON object          ``bad_response``
-``stream_error``     an error event in the stream (the mock sends an overload)           the event's code
-``slow_first_byte``  a late but complete answer (within the timeout)                     none: scored
-``split_args``       arguments streamed in 1-3 character fragments                       none: scored
-``huge_body``        a 2xx body larger than ``max_response_bytes`` (not streamed)        ``too_large``
-``gzip_bomb``        a small gzip body inflating past ``max_response_bytes``             ``too_large``
---                   connection refused or closed before any response                    ``server``
-===================  ==================================================================  ================
-
-None of these is ever a model outcome: a corrupted or cut wire is the provider's or the network's
-fault, so it is coverage loss (``not_scored``), never unparseable arguments or a text answer.
-
-Streams come in two framings, chosen by the adapter's ``Capabilities.stream_framing``
-(:data:`STREAM_FRAMINGS`): server-sent events, and AWS event-stream binary frames (Bedrock). Each
-framing only turns the body into ``(event name, data)`` pairs; limits, raw capture (``events``),
-stalls and cuts are handled once for both. A frame that fails its checksum or that the stream ends
-inside of is ``bad_response``, like a cut connection.
-
-Limits (:class:`Limits`) hold against a hostile or broken provider: ``timeout_s`` bounds every
-read and the whole request (a server that drips one byte at a time or streams forever is cut at
-the deadline: ``timeout``, ``raw.deadline = "request"``), a deadline per observation bounds its
-retries (``raw.deadline = "observation"``), and a response larger than ``max_response_bytes``
-once decoded (a gzip bomb is decoded chunk by chunk, so it never fills memory) or a stream of
-more than ``max_stream_events`` events is cut and recorded as ``too_large``, keeping only the
-first ``raw_keep_bytes`` of what came (``raw.truncated`` says so).
-"""
+"""The :class:`Transport`: pooled sessions, retries, deadlines, and the fault taxonomy of
+:mod:`fcbench.transport` applied to each attempt."""
 
 from __future__ import annotations
 
@@ -54,16 +8,13 @@ import codecs
 import itertools
 import json
 import os
-import re
 import ssl
 import time
 import urllib.parse
 import urllib.request
-import zlib
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
 import aiohttp
@@ -71,133 +22,31 @@ import certifi
 from yarl import URL
 
 from fcbench.adapters.base import Adapter, BuiltRequest, ParsedTurn
-from fcbench.adapters.eventstream import EventStreamDecoder, FrameError, frame_event
-from fcbench.adapters.sse import SseDecoder
+from fcbench.adapters.eventstream import FrameError
 from fcbench.contract import ProviderErrorOutcome
 from fcbench.endpoints import Endpoint
-from fcbench.redact import Redactor, json_bytes
+from fcbench.redact import Redactor
+from fcbench.transport.capture import (
+    clean_turn,
+    error_turn,
+    json_body,
+    kept_headers,
+    unsendable_headers,
+    valid_unicode,
+)
+from fcbench.transport.policy import RETRYABLE_CODES, Limits, RetryBudget, RetryPolicy
+from fcbench.transport.streams import (
+    ACCEPT_ENCODING,
+    STREAM_FRAMINGS,
+    BodyDecodingError,
+    Chunks,
+    ResponseTooLarge,
+    StreamFraming,
+    inflated,
+)
 
 CONNECTIONS_PER_SESSION = 8
 """Connections per pooled session; an endpoint gets as many sessions as its concurrency needs."""
-ACCEPT_ENCODING = "gzip, deflate"
-"""The encodings asked for: the two the transport inflates itself, with a bound on each step."""
-RETRYABLE_CODES = frozenset({"rate_limited", "server", "overloaded", "timeout", "bad_response"})
-KEEP_RESPONSE_HEADERS = (
-    "content-type",
-    "retry-after",
-    "retry-after-ms",
-    "x-request-id",
-    "request-id",
-    "x-amzn-requestid",
-    "x-amzn-errortype",
-)
-
-
-@dataclass
-class RetryPolicy:
-    """How failed attempts are retried."""
-
-    max_retries: int = 3
-    """Retries per request (attempts = 1 + retries at most)."""
-    backoff_s: float = 0.25
-    """First backoff; doubles per retry unless the provider's hint says otherwise."""
-    max_wait_s: float = 20.0
-    """Longest single wait, whatever the provider asks."""
-    budget: int = 1000
-    """Retries allowed for the whole run; once spent, failures are recorded without retrying."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one response may cost, whatever the provider sends."""
-
-    max_response_bytes: int = 16 * 1024 * 1024
-    """Largest decoded body (or sum of stream event data); beyond it the response is ``too_large``."""
-    max_stream_events: int = 100_000
-    """Most events one stream may send; beyond it the response is ``too_large``."""
-    raw_keep_bytes: int = 64 * 1024
-    """Of a cut response, how much of the body is kept in the raw capture."""
-    observation_factor: float = 3.0
-    """An observation's retries stop once it has run ``observation_factor x timeout_s``."""
-
-
-Chunks = AsyncIterator[bytes]
-"""A response body's decoded bytes, as they arrive."""
-StreamEvents = Callable[[Chunks], AsyncIterator[tuple[str | None, str]]]
-"""Reads a streamed body into ``(event name or None, data)`` pairs as they arrive."""
-
-
-async def sse_stream_events(chunks: Chunks) -> AsyncIterator[tuple[str | None, str]]:
-    """Server-sent events (:class:`fcbench.adapters.sse.SseDecoder`): the ``event:`` name (None
-    for the default ``message``) and the data."""
-    decoder = SseDecoder()
-    async for chunk in chunks:
-        for event in decoder.feed(chunk):
-            yield event
-    for event in decoder.close():
-        yield event
-
-
-async def eventstream_stream_events(chunks: Chunks) -> AsyncIterator[tuple[str | None, str]]:
-    """AWS event-stream frames (:func:`fcbench.adapters.eventstream.frame_event`); raises
-    :class:`~fcbench.adapters.eventstream.FrameError` on a bad checksum or a frame cut short."""
-    decoder = EventStreamDecoder()
-    async for chunk in chunks:
-        for frame in decoder.feed(chunk):
-            yield frame_event(frame)
-    decoder.close()
-
-
-@dataclass(frozen=True)
-class StreamFraming:
-    """How a streamed response of one framing (:attr:`Capabilities.stream_framing`) is asked for and read."""
-
-    content_type: str
-    """What the response's ``content-type`` must contain to be read as a stream."""
-    request_headers: Mapping[str, str]
-    """Headers sent with a streamed request (they override the caller's of the same name)."""
-    events: StreamEvents
-    """The body's ``(event name, data)`` pairs, the same for every framing."""
-
-
-STREAM_FRAMINGS: Mapping[str, StreamFraming] = MappingProxyType(
-    {
-        "sse": StreamFraming(
-            "text/event-stream",
-            {"Accept": "text/event-stream", "Cache-Control": "no-store"},
-            sse_stream_events,
-        ),
-        "aws-eventstream": StreamFraming(
-            "application/vnd.amazon.eventstream",
-            {"Accept": "application/vnd.amazon.eventstream"},
-            eventstream_stream_events,
-        ),
-    }
-)
-"""Stream framing -> how the transport reads it; limits, raw capture and cut handling are shared."""
-
-
-class BodyDecodingError(Exception):
-    """A compressed body that does not inflate (internal: the connection's answer is lost)."""
-
-
-class ResponseTooLarge(Exception):
-    """A stream passed one of the :class:`Limits` (internal: becomes a ``too_large`` outcome)."""
-
-
-class RetryBudget:
-    """A run-wide pool of retries shared by every request."""
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.spent = 0
-
-    def take(self) -> bool:
-        """Spend one retry if any is left."""
-        if self.spent >= self.total:
-            return False
-        self.spent += 1
-        return True
 
 
 @dataclass
@@ -210,51 +59,6 @@ class Exchange:
     attempts: int
     raw: dict[str, Any] = field(default_factory=dict)
     """Redacted ``{"request": ..., "response": ..., "attempts": [...]}``."""
-
-
-def _error_turn(code: str, message: str, status: int | None = None) -> ParsedTurn:
-    return ParsedTurn(outcome=ProviderErrorOutcome(code=code, message=message, status=status))
-
-
-def _kept_headers(response: aiohttp.ClientResponse) -> dict[str, str]:
-    return {k: v for k, v in response.headers.items() if k.lower() in KEEP_RESPONSE_HEADERS}
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_HEADER_BREAK = re.compile("[\r\n\0]")
-"""What no HTTP header value may hold (it would end the header, or the request, early)."""
-
-
-def valid_unicode(value: Any) -> Any:
-    """A JSON value whose strings can all be written as UTF-8 (``value`` itself when they can).
-
-    JSON escapes can carry UTF-16 surrogates, e.g. an emoji whose two halves a server sent in two
-    stream chunks. Such halves are joined into the character they encode; a lone surrogate becomes
-    U+FFFD, as an undecodable byte would. A value that encodes as UTF-8 JSON holds none, and is
-    returned without being walked.
-    """
-    if not isinstance(value, str) and json_bytes(value) is not None:
-        return value
-    return _valid_strings(value)
-
-
-def _valid_strings(value: Any) -> Any:
-    if isinstance(value, str):
-        if _SURROGATE.search(value) is None:
-            return value
-        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    if isinstance(value, list):
-        return [_valid_strings(v) for v in value]
-    if isinstance(value, dict):
-        return {_valid_strings(k): _valid_strings(v) for k, v in value.items()}
-    return value
-
-
-def clean_turn(turn: ParsedTurn, redactor: Redactor) -> ParsedTurn:
-    """``turn`` with secrets redacted (a provider may echo the key back) and every string storable."""
-    data = turn.model_dump()
-    clean = redactor.json(valid_unicode(data))
-    return turn if clean == data else ParsedTurn.model_validate(clean)
 
 
 Attempt = tuple[ParsedTurn, dict[str, Any], float | None]
@@ -281,11 +85,6 @@ def env_proxy(url: str) -> str | None:
         return None
     proxies = urllib.request.getproxies()
     return proxies.get(urllib.parse.urlsplit(url).scheme) or proxies.get("all")
-
-
-def json_body(body: Any) -> bytes:
-    """A request body as sent: compact UTF-8 JSON, keys in order, no NaN."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 class Transport:
@@ -456,10 +255,10 @@ class Transport:
         framing = STREAM_FRAMINGS[adapter.capabilities.stream_framing] if stream else None
         if framing is not None:
             send_headers.update(framing.request_headers)
-        unsendable = [name for name, value in send_headers.items() if _HEADER_BREAK.search(value)]
+        unsendable = unsendable_headers(send_headers)
         if unsendable:
             message = f"header {unsendable[0]!r} holds a line break or NUL (a key pasted with it?); not sent"
-            return _error_turn("harness", message), {}, None
+            return error_turn("harness", message), {}, None
         deadline = asyncio.timeout(self._timeout)
         try:
             async with (
@@ -475,32 +274,16 @@ class Transport:
         except TimeoutError as exc:
             if deadline.expired():
                 message = f"the request took longer than its {self._timeout:g}s deadline"
-                return _error_turn("timeout", message), {"deadline": "request"}, None
+                return error_turn("timeout", message), {"deadline": "request"}, None
             message = f"timed out after {self._timeout:g}s ({type(exc).__name__})"
-            return _error_turn("timeout", message), {}, None
+            return error_turn("timeout", message), {}, None
         except aiohttp.ClientError as exc:
-            return _error_turn("server", f"connection failed: {type(exc).__name__}: {exc}"), {}, None
+            return error_turn("server", f"connection failed: {type(exc).__name__}: {exc}"), {}, None
 
-    async def _chunks(self, response: aiohttp.ClientResponse) -> Chunks:
-        """The body's bytes as they arrive, gzip and deflate inflated with a bound on each step's
-        output (``max_response_bytes`` + 1), so a small compressed chunk never fills memory."""
-        encoding = response.headers.get("content-encoding", "").strip().lower()
-        wbits = {"gzip": 31, "x-gzip": 31, "deflate": 47}.get(encoding)
-        if wbits is None:
-            async for chunk in response.content.iter_any():
-                yield chunk
-            return
-        step = self._caps.max_response_bytes + 1
-        inflate = zlib.decompressobj(wbits=wbits)
-        try:
-            async for compressed in response.content.iter_any():
-                data = compressed
-                while data:
-                    yield inflate.decompress(data, step)
-                    data = inflate.unconsumed_tail
-            yield inflate.flush()
-        except zlib.error as exc:
-            raise BodyDecodingError(f"invalid {encoding} body: {exc}") from exc
+    def _chunks(self, response: aiohttp.ClientResponse) -> Chunks:
+        """The body's bytes as they arrive, inflated (:func:`~fcbench.transport.streams.inflated`)."""
+        encoding = response.headers.get("content-encoding", "")
+        return inflated(response.content.iter_any(), encoding, self._caps.max_response_bytes + 1)
 
     async def _read_body(self, adapter: Adapter, response: aiohttp.ClientResponse) -> bytes | Attempt:
         """The whole decoded body, or the failed attempt when it is too large or the connection drops.
@@ -521,22 +304,22 @@ class Transport:
                     message = f"response body over {limit} bytes once decoded"
                     raw = {
                         "status": response.status,
-                        "headers": _kept_headers(response),
+                        "headers": kept_headers(response.headers),
                         "body": head.decode("utf-8", "replace"),
                         "truncated": f"{message} (kept the first {len(head)} bytes)",
                     }
-                    return _error_turn("too_large", message, response.status), raw, None
+                    return error_turn("too_large", message, response.status), raw, None
         except TimeoutError:
             raise
         except (aiohttp.ClientError, BodyDecodingError) as exc:
             cut = f"{type(exc).__name__}: {exc}"
-            raw = {"status": response.status, "headers": _kept_headers(response), "cut": cut}
+            raw = {"status": response.status, "headers": kept_headers(response.headers), "cut": cut}
             if response.status >= 400:
                 lower = _lower_headers(response)
                 error = adapter.parse_error(response.status, "", lower)
                 return ParsedTurn(outcome=error), raw, adapter.retry_after_seconds(response.status, "", lower)
             message = f"response body cut after the status line ({cut})"
-            return _error_turn("bad_response", message, response.status), raw, None
+            return error_turn("bad_response", message, response.status), raw, None
         return b"".join(chunks)
 
     def _finish(
@@ -547,7 +330,7 @@ class Transport:
             body = json.loads(content)
         except (ValueError, RecursionError):
             body = content.decode(_charset(response), "replace")
-        raw = {"status": response.status, "headers": _kept_headers(response), "body": body}
+        raw = {"status": response.status, "headers": kept_headers(response.headers), "body": body}
         if response.status >= 400:
             lower = _lower_headers(response)
             error = adapter.parse_error(response.status, body, lower)
@@ -555,7 +338,7 @@ class Transport:
             return ParsedTurn(outcome=error), raw, hint
         if not isinstance(body, dict):
             return (
-                _error_turn("bad_response", "response body is not a JSON object", response.status),
+                error_turn("bad_response", "response body is not a JSON object", response.status),
                 raw,
                 None,
             )
@@ -576,11 +359,11 @@ class Transport:
             if response.status >= 400:
                 return finished
             message = f"expected an event stream, got {response.headers.get('content-type')!r}"
-            return _error_turn("bad_response", message, response.status), finished[1], None
+            return error_turn("bad_response", message, response.status), finished[1], None
         events: list[tuple[str | None, str]] = []
         raw: dict[str, Any] = {
             "status": response.status,
-            "headers": _kept_headers(response),
+            "headers": kept_headers(response.headers),
             "events": events,
         }
         size = 0
@@ -601,17 +384,17 @@ class Transport:
                     break
                 kept.append(event)
             raw["events"], raw["truncated"] = kept, f"{exc} (kept the first {len(kept)} events)"
-            return _error_turn("too_large", str(exc), response.status), raw, None
+            return error_turn("too_large", str(exc), response.status), raw, None
         except TimeoutError:
             raw["cut"] = "timeout"
-            return _error_turn("timeout", f"stream stalled after {len(events)} events"), raw, None
+            return error_turn("timeout", f"stream stalled after {len(events)} events"), raw, None
         except (aiohttp.ClientError, BodyDecodingError) as exc:
             raw["cut"] = f"{type(exc).__name__}: {exc}"
-            return _error_turn("bad_response", f"stream cut after {len(events)} events"), raw, None
+            return error_turn("bad_response", f"stream cut after {len(events)} events"), raw, None
         except FrameError as exc:
             raw["cut"] = f"{type(exc).__name__}: {exc}"
             message = f"stream framing broken after {len(events)} events: {exc}"
-            return _error_turn("bad_response", message), raw, None
+            return error_turn("bad_response", message), raw, None
         return adapter.parse_stream(events, offered), raw, None
 
 
