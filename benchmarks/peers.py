@@ -7,8 +7,8 @@ ideal wall time is N x latency / C. A tool's run counts only if the stub answere
 during it (``GET /stats``): an observation that never reached the provider measured nothing.
 
 * ``httpx floor``: a bare ``httpx.AsyncClient`` (one pool) sending the same request N times at C,
-  and ``aiohttp floor`` the same with ``aiohttp`` when ``--aiohttp-python`` names an interpreter
-  that has it (the floors of Python HTTP clients on this machine, measured in the same run);
+  and ``aiohttp floor`` the same with one ``aiohttp`` session, the client fcbench's transport uses
+  (the floors of Python HTTP clients on this machine, measured in the same run);
 * ``fcbench``: ``fcbench run`` through the CLI, start-up included, records checked to be tool calls;
 * ``inspect_ai``: ``inspect eval`` of a task of N samples (one tool, ``generate(tool_calls="none")``
   so each sample is one request), when ``--inspect`` names an ``inspect`` executable or it is on PATH;
@@ -20,7 +20,7 @@ Neither peer is a dependency of fcbench: install them apart, e.g.
 ``npm install promptfoo`` in a scratch folder.
 
     python benchmarks/peers.py --n 1000 --concurrency 50 --latency-ms 200 \\
-        --aiohttp-python /tmp/peers/bin/python --inspect /tmp/peers/bin/inspect \\
+        --inspect /tmp/peers/bin/inspect \\
         --promptfoo /tmp/npm/node_modules/promptfoo/dist/src/entrypoint.js
 """
 
@@ -176,7 +176,7 @@ def fcbench_run(base_url: str, n: int, c: int, work: Path) -> tuple[list[str], d
             "stub": {"dialect": "openai-chat", "base_url": base_url, "api_key_env": "STUB_KEY", "local": True}
         },
         "targets": ["stub:stub-model"],
-        "suite": str(write_suite(work / "suite.yaml", n)),
+        "suite": str(write_suite(work / "peers-suite.json", n)),
         "repeats": 1,
         "concurrency": c,
         "timeoutMs": 60000,
@@ -234,7 +234,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--latency-ms", type=int, default=200)
-    parser.add_argument("--aiohttp-python", help="an interpreter that has aiohttp, for its floor")
+    parser.add_argument(
+        "--aiohttp-python", default=sys.executable, help="the interpreter of the aiohttp floor (this one)"
+    )
     parser.add_argument("--inspect", default=shutil.which("inspect"), help="the inspect executable")
     parser.add_argument(
         "--promptfoo", default=shutil.which("promptfoo"), help="promptfoo's entrypoint.js, or its executable"
