@@ -7,13 +7,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+import fcbench.suite.onefile
 from fcbench import adapters
 from fcbench.adapters.base import RequestOptions, ToolChoice
 from fcbench.contract import UserMessage
 from fcbench.errors import CaseError
 from fcbench.suite.loader import load_suite, resolve_suite
 from fcbench.suite.reading import SuiteError
+
+
+@pytest.fixture(autouse=True, params=["pure-python", "libyaml"])
+def yaml_loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs with both YAML loaders: the same values, lines and refusals from each."""
+    if request.param == "libyaml":
+        assert yaml.__with_libyaml__, "PyYAML here has no libyaml"
+        assert fcbench.suite.onefile.FAST_YAML_LOADER is yaml.CSafeLoader
+    else:
+        monkeypatch.setattr(fcbench.suite.onefile, "FAST_YAML_LOADER", yaml.SafeLoader)
+
 
 YAML_SUITE = """\
 dataset_version: "2"
@@ -147,8 +160,6 @@ def test_errors_name_the_line_of_the_failing_key_in_yaml(tmp_path: Path) -> None
 
 
 def test_errors_name_the_line_in_json(tmp_path: Path) -> None:
-    import yaml
-
     data = yaml.safe_load(YAML_SUITE)
     data["cases"][1]["expected"]["kind"] = "txt"
     data["tools"][0]["parameters"]["properties"]["city"]["type"] = "strin"
