@@ -133,12 +133,13 @@ class Transport:
         if sessions is None:
             in_flight = min(endpoint.max_concurrency or self._concurrency, self._concurrency)
             count = max(1, -(-in_flight // CONNECTIONS_PER_SESSION))
-            if self._ssl is None:
-                self._ssl = _ssl_context()
+            tls: ssl.SSLContext | bool = True  # aiohttp's default; never used over plain HTTP
+            if any(url.lower().startswith("https:") for url in endpoint.base_urls):
+                self._ssl = tls = self._ssl or _ssl_context()  # loading certificates takes ~40 ms
             timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout, sock_read=self._timeout)
             sessions = [
                 aiohttp.ClientSession(
-                    connector=aiohttp.TCPConnector(limit=-(-in_flight // count), ssl=self._ssl),
+                    connector=aiohttp.TCPConnector(limit=-(-in_flight // count), ssl=tls),
                     timeout=timeout,
                     auto_decompress=False,
                 )
