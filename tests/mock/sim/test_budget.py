@@ -15,7 +15,9 @@ from types import ModuleType
 
 import fcbench.contract
 import fcbench.mock.sim
-import fcbench.transport
+import fcbench.transport.client
+import fcbench.transport.policy
+import fcbench.transport.streams
 
 SIM = Path(fcbench.mock.sim.__file__).resolve().parent
 """``src/fcbench/mock/sim/``."""
@@ -23,7 +25,12 @@ SIM = Path(fcbench.mock.sim.__file__).resolve().parent
 LINE_BUDGET = 3845
 """Lines of all ``.py`` files under ``src/fcbench/mock/sim/`` (``wc -l``) when the cap was set."""
 
-CORE_MODULES: tuple[ModuleType, ...] = (fcbench.contract, fcbench.transport)
+CORE_MODULES: tuple[ModuleType, ...] = (
+    fcbench.contract,
+    fcbench.transport.client,
+    fcbench.transport.policy,
+    fcbench.transport.streams,
+)
 """Modules whose names the simulator must not reuse for its own classes."""
 
 
@@ -76,5 +83,5 @@ def test_simulator_classes_do_not_reuse_core_names() -> None:
 
 def test_the_name_check_sees_the_core_types_and_the_simulator_classes() -> None:
     assert {"Tool", "ToolCall", "Outcome", "Message"} <= core_type_names(fcbench.contract)
-    assert {"Exchange", "Transport"} <= core_type_names(fcbench.transport)
+    assert {"Exchange", "Transport"} <= core_type_names(fcbench.transport.client)
     assert {"SimCall", "SimExchange", "ResultReading"} <= {name for name, _ in sim_classes()}
