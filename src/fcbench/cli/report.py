@@ -45,6 +45,9 @@ def report(
     from fcbench.report.render import render_profiles, render_report
 
     profiles = [p.strip() for p in profile.split(",") if p.strip()]
+    if fmt is ReportFormat.json and len(profiles) <= 1:
+        _stream_json(run, output, mode or None, profiles[0] if profiles else "strict")
+        return
     if len(profiles) > 1:
         text = render_profiles(run, fmt.value, profiles, modes=mode or None)
     else:
@@ -67,6 +70,35 @@ def report(
         return
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {output}", err=True)
+
+
+def _stream_json(run: Path, output: Path | None, modes: list[str] | None, profile: str) -> None:
+    """Write the JSON report to stdout or ``output`` as it is encoded (a large run's JSON is never
+    held whole); a file is written beside ``output`` and renamed once complete."""
+    from fcbench.metrics import compute_metrics
+    from fcbench.report.jsonfmt import write_json
+
+    metrics = compute_metrics(run, modes=modes, profile=profile)
+    if output is None:
+        binary = getattr(sys.stdout, "buffer", None)
+        if binary is None:  # a text-only stdout
+            from fcbench.report.jsonfmt import render_json
+
+            sys.stdout.write(render_json(metrics))
+            return
+        sys.stdout.flush()
+        write_json(metrics, binary)
+        binary.flush()
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    partial = output.with_name(output.name + ".partial")
+    try:
+        with partial.open("wb") as fh:
+            write_json(metrics, fh)
+        partial.replace(output)
+    finally:
+        partial.unlink(missing_ok=True)
     typer.echo(f"wrote {output}", err=True)
 
 

@@ -25,9 +25,11 @@ import json
 from typing import Any
 
 from fcbench.endpoints import label_of
-from fcbench.metrics.models import CaseSummary, ParityDifference, Rate, RunInfo, RunMetrics, TargetMetrics
+from fcbench.metrics.cases import CaseGroup, CaseInfo, CaseSummaries
+from fcbench.metrics.models import ParityDifference, Rate, RunInfo, RunMetrics, TargetMetrics
 from fcbench.metrics.observe import VerdictFacts, anomaly_list, attempt, codes_of, kept_value
-from fcbench.metrics.state import CaseState, GroupState, same_outcome
+from fcbench.metrics.state import CaseState, GroupState, case_info, same_outcome
+from fcbench.metrics.targets import target_metrics
 from fcbench.metrics.view import EMPTY_LIST, RecordView, encode_calls, view_of
 from fcbench.store.records import Manifest
 
@@ -56,6 +58,7 @@ class RunAccumulator:
         self._verdicts: dict[bytes, VerdictFacts] = {}
         self._anomalies: dict[bytes, list[Any] | BaseException] = {}
         self._calls: dict[bytes, bytes] = {}  # one object per distinct calls text (cases keep many)
+        self._infos: dict[bytes, CaseInfo] = {}  # one object per distinct case text (targets share it)
 
     def add_record(self, rec: dict[str, Any]) -> None:
         """Fold one record dict (one :func:`fcbench.store.records.is_record` accepted)."""
@@ -169,7 +172,10 @@ class RunAccumulator:
         Groups are found as the record dicts found them: by the target's endpoint and model (absent
         or null alike) and the mode, else by label and mode.
         """
-        fields = _loads(bytes(rec.case)) or {}
+        text = bytes(rec.case)
+        info = self._infos.get(text)
+        if info is None:
+            info = _remember(self._infos, text, case_info(_loads(text) or {}))
         if group is None:
             target = rec.target.as_dict()
             mode = rec.mode
@@ -185,7 +191,7 @@ class RunAccumulator:
             self._index[rec.target.endpoint, rec.target.model, mode] = group
         case = group.cases.get(rec.case_id)  # met before under another key of the same group
         if case is None:
-            case = group.cases[rec.case_id] = CaseState.of(fields)
+            case = group.cases[rec.case_id] = CaseState(info)
         if len(self._calls) >= MEMO_ENTRIES:
             self._calls.clear()
         return group, case
@@ -204,7 +210,7 @@ class RunAccumulator:
         ordered += [k for k in self.groups if k not in ordered]
         per_group_planned = manifest.planned / max(1, len(manifest.targets) * len(manifest.modes))
         out: list[TargetMetrics] = []
-        cases: list[CaseSummary] = []
+        cases: list[CaseGroup] = []
         parity: dict[str, dict[str, Any]] = {}
         if all(m in {mode for _, mode in ordered} for m in PARITY_MODES):
             for label in dict.fromkeys(label for label, _ in ordered):
@@ -221,9 +227,9 @@ class RunAccumulator:
             update: dict[str, Any] = {"name": named}
             if mode == PARITY_MODES[1] and label in parity:
                 update.update(parity[label])
-            metrics, summaries = group.settle(label, mode, planned, repairs=self.repairs)
+            metrics, rows = target_metrics(label, mode, planned, group, repairs=self.repairs)
             out.append(metrics.model_copy(update=update))
-            cases += summaries
+            cases.append(rows)
         info = RunInfo(
             run_id=manifest.run_id,
             suite=manifest.suite,
@@ -236,7 +242,7 @@ class RunAccumulator:
             modes=modes,
             planned=manifest.planned,
         )
-        return RunMetrics(run=info, records_read=read, targets=out, cases=cases)
+        return RunMetrics(run=info, records_read=read, targets=out, cases=CaseSummaries(cases))
 
     def _stream_parity(self, label: str) -> dict[str, Any]:
         """``stream_parity`` and ``stream_parity_differences`` of one target (both modes reported)."""

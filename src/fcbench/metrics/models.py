@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from fcbench.metrics.stats import wilson_interval
+
+if TYPE_CHECKING:
+    from fcbench.metrics.cases import CaseSummaries
 
 METRICS_VERSION = "1"
 
@@ -340,8 +344,9 @@ class RunMetrics(BaseModel):
     targets: list[TargetMetrics] = Field(default_factory=list)
     """One entry per target x mode: the manifest's targets x reported modes in order (observed or
     not), then any target or mode found only in the records."""
-    cases: list[CaseSummary] = Field(default_factory=list)
-    """One summary per case x target x mode, in the order of ``targets``, then by case id."""
+    cases: CaseSummaries = Field(default_factory=lambda: _no_cases())
+    """One summary per case x target x mode, in the order of ``targets``, then by case id (a
+    sequence of :class:`CaseSummary`, kept compact: see :mod:`fcbench.metrics.cases`)."""
 
     def to_json(self, indent: int | None = 2) -> str:
         """Serialise to JSON (the ``fcbench report --format json`` output)."""
@@ -355,3 +360,9 @@ class RunMetrics(BaseModel):
     def find(self, target: str, mode: str) -> TargetMetrics | None:
         """The metrics of one target label and mode, if present."""
         return next((t for t in self.targets if t.target == target and t.mode == mode), None)
+
+
+def _no_cases() -> CaseSummaries:
+    from fcbench.metrics.cases import CaseSummaries
+
+    return CaseSummaries()

@@ -1,4 +1,4 @@
-"""Per-case and per-target aggregation state, and how it becomes :class:`TargetMetrics`.
+"""Per-case and per-target aggregation state (:mod:`fcbench.metrics.targets` makes it the metrics).
 
 A case keeps, per distinct scorable observation (its :class:`~fcbench.metrics.observe.VerdictFacts`
 and its calls as JSON text), how many repeats made it, in the order first seen: a case whose
@@ -7,7 +7,7 @@ decisions, failure reasons, outcomes and argument drift from those counts once, 
 are built, and adds the observations' verdict counts to the target's. Rates that depend only on
 a case's expected kind and decisions (selection, clarification, abstention, by category, by tag,
 confusion, stability, pass^k) are derived from the per-case counts, once, instead of on every
-record.
+record (:func:`fcbench.metrics.targets.target_metrics`).
 
 Two observations are the same normalised outcome (:func:`fcbench.grading.normalised_outcome_key`)
 when their decisions match and their calls do: the same text is the same calls, and two texts are
@@ -24,12 +24,11 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from fcbench.grading import RIGHT_DECISIONS
 from fcbench.grading.key import call_key
-from fcbench.metrics import stats
+from fcbench.metrics.cases import CaseInfo, CaseRow
 from fcbench.metrics.drift import DriftState
-from fcbench.metrics.models import ArgumentDrift, CaseSummary, Latency, Rate, Stability, TargetMetrics, Tokens
-from fcbench.metrics.observe import SELECTION_KINDS, VerdictFacts
+from fcbench.metrics.models import ArgumentDrift
+from fcbench.metrics.observe import VerdictFacts
 
 MAX_PROMPT_CHARS = 600
 MAX_REASONS_PER_CASE = 12
@@ -57,24 +56,22 @@ def same_outcome(a: Observation, b: Observation) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=65536)
-def rate_of(n: int, d: int) -> Rate:
-    """A :class:`Rate` (frozen, so one instance serves every case with the same counts)."""
-    return Rate(n=n, d=d)
-
-
-_CASE_FIELDS = set(CaseSummary.model_fields)
-_validate_case = CaseSummary.__pydantic_validator__.validate_python
+def case_info(case: dict[str, Any]) -> CaseInfo:
+    """The case fields of a record's ``case`` dict."""
+    return CaseInfo(
+        category=sys.intern(str(case.get("category", "unknown"))),
+        tags=_tags(tuple(sys.intern(str(t)) for t in case.get("tags") or ())),
+        expected_kind=sys.intern(str(case.get("expected_kind", "unknown"))),
+        prompt=str(case.get("prompt", ""))[:MAX_PROMPT_CHARS],
+    )
 
 
 @dataclass(slots=True)
 class CaseState:
     """Aggregates of one case for one target and mode."""
 
-    category: str
-    tags: tuple[str, ...]
-    expected_kind: str
-    prompt: str
+    info: CaseInfo
+    """Category, tags, expected kind and prompt (shared by the cases of one case text)."""
     errors: int = 0
     seen: int = 0
     """Bit set of the repeats already folded in."""
@@ -95,12 +92,7 @@ class CaseState:
     @classmethod
     def of(cls, case: dict[str, Any]) -> CaseState:
         """Empty state for a record's ``case`` dict."""
-        return cls(
-            category=sys.intern(str(case.get("category", "unknown"))),
-            tags=_tags(tuple(sys.intern(str(t)) for t in case.get("tags") or ())),
-            expected_kind=sys.intern(str(case.get("expected_kind", "unknown"))),
-            prompt=str(case.get("prompt", ""))[:MAX_PROMPT_CHARS],
-        )
+        return cls(case_info(case))
 
     def keep(self, repeat: int, index: int) -> None:
         """Remember which observation ``repeat`` made (for stream parity)."""
@@ -128,25 +120,40 @@ class CaseState:
         out.update((r, found[i]) for r, i in (self.far or {}).items())
         return out
 
-    def settle(self, group: GroupState) -> Settled:
+    def settle(self, group: GroupState, memo: SettleMemo | None = None) -> Settled:
         """The case's counts, derived from its observations; counts their verdicts in ``group``
-        (:meth:`GroupState.add_verdicts`) and releases the observations."""
+        (:meth:`GroupState.add_verdicts`) and releases the observations.
+
+        With a ``memo``, the cases whose observations share one calls text are settled once per
+        sequence of verdicts and counts (:class:`SettleMemo` counts their verdicts later)."""
         observations, counts = self.observations, self.counts
         self.observations, self.counts, self.near, self.far = {}, [], None, None
+        key = None
+        if memo is not None:
+            key = _settle_key(observations, counts)
+            if key is not None:
+                found = memo.settled.get(key)
+                if found is not None:
+                    found[1] += 1
+                    return found[0]
         verdicts = group.verdicts
+        reasons: dict[str, int] = {}
         if len(counts) == 1:  # every scorable repeat made the same observation
             ((facts, calls),) = observations
             (n,) = counts
             verdict = (facts, calls is not None)
             verdicts[verdict] = verdicts.get(verdict, 0) + n
-            reasons: dict[str, int] = {}
             for reason in facts.reasons:
                 if reason in reasons or len(reasons) < MAX_REASONS_PER_CASE:
                     reasons[reason] = reasons.get(reason, 0) + n
-            return Settled(n, n if facts.passed else 0, {facts.decision_text: n}, reasons, n, 1, None)
+            if len(reasons) > 1:
+                reasons = dict(sorted(reasons.items(), key=_most_first))
+            settled = Settled(n, n if facts.passed else 0, {facts.decision_text: n}, reasons, n, 1, None)
+            if key is not None and memo is not None:
+                memo.settled[key] = [settled, 0]
+            return settled
         scorable = passes = 0
         decisions: dict[str, int] = {}
-        reasons = {}
         texts: dict[tuple[str, bytes | None], int] = {}
         calls_seen: bytes | None = None
         drifts = False  # two different calls texts: the arguments may drift
@@ -167,38 +174,74 @@ class CaseState:
             if calls is not None and calls is not calls_seen:
                 drifts = drifts or calls_seen is not None and calls != calls_seen
                 calls_seen = calls
-        outcomes = list(texts.values()) if len(texts) == len(decisions) else _merge_outcomes(texts)
-        drift = _drift(observations, counts) if drifts else None
-        return Settled(scorable, passes, decisions, reasons, max(outcomes, default=0), len(outcomes), drift)
-
-    def summary(self, label: str, mode: str, case_id: str, settled: Settled) -> CaseSummary:
-        """The case x target summary."""
-        reasons = settled.reasons
-        summary = _validate_case(
-            {
-                "target": label,
-                "mode": mode,
-                "case_id": case_id,
-                "category": self.category,
-                "tags": self.tags,
-                "expected_kind": self.expected_kind,
-                "prompt": self.prompt,
-                "passed": rate_of(settled.passes, settled.scorable),
-                "errors": self.errors,
-                "decisions": _sorted(settled.decisions),
-                "reasons": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-                if len(reasons) > 1
-                else reasons,
-                "stability": rate_of(settled.top, settled.scorable),
-                "distinct_outcomes": settled.distinct,
-                "anomalies": _sorted(self.anomalies or {}),
-                "drift": settled.drift or {},
-            }
+        if len(texts) == len(decisions):
+            outcomes = list(texts.values())
+        else:  # the outcomes depend on what the calls are: not memoised
+            outcomes, key = _merge_outcomes(texts), None
+        settled = Settled(
+            scorable,
+            passes,
+            dict(sorted(decisions.items())) if len(decisions) > 1 else decisions,
+            dict(sorted(reasons.items(), key=_most_first)) if len(reasons) > 1 else reasons,
+            max(outcomes, default=0),
+            len(outcomes),
+            _drift(observations, counts) if drifts else None,
         )
-        # Every field was given: one shared set says so for every summary (a run holds one per
-        # case x target x mode, and each set of its own would be a third of its memory).
-        object.__setattr__(summary, "__pydantic_fields_set__", _CASE_FIELDS)
-        return summary
+        if key is not None and memo is not None:
+            memo.settled[key] = [settled, 0]
+        return settled
+
+    def row(self, case_id: str, settled: Settled) -> CaseRow:
+        """The case's summary row (:class:`~fcbench.metrics.cases.CaseRow`)."""
+        scorable, passes, decisions, reasons, top, distinct, drift = settled
+        anomalies = self.anomalies or {}
+        return CaseRow(
+            case_id,
+            self.info,
+            self.errors,
+            passes,
+            scorable,
+            top,
+            distinct,
+            decisions,
+            reasons,
+            dict(sorted(anomalies.items())) if len(anomalies) > 1 else anomalies,
+            tuple((k, v.distinct, v.top.n, v.top.d, v.capped) for k, v in drift.items()) if drift else (),
+        )
+
+
+SettleKey = tuple[tuple[tuple[VerdictFacts, bool], ...], tuple[int, ...]]
+"""A case's observations as (verdict, outcome is tool calls) and the repeats of each."""
+
+
+def _settle_key(observations: dict[Observation, int], counts: list[int]) -> SettleKey | None:
+    """What :meth:`CaseState.settle` derives a case's counts from, when its observations share one
+    calls text (else None: the calls decide the outcomes and the drift)."""
+    first = None
+    for _, calls in observations:
+        if calls is not None and calls is not first:
+            if first is None:
+                first = calls
+            elif calls != first:
+                return None
+    return tuple([(facts, calls is not None) for facts, calls in observations]), tuple(counts)
+
+
+@dataclass(slots=True)
+class SettleMemo:
+    """The cases of one target and mode settled so far, by :data:`SettleKey`."""
+
+    settled: dict[SettleKey, list[Any]] = field(default_factory=dict)
+    """Key -> [the counts of the first case settled with it, later cases that took them (their
+    verdicts not counted yet)]."""
+
+    def count_verdicts(self, group: GroupState) -> None:
+        """Count the verdicts of the cases that took memoised counts in ``group``."""
+        verdicts = group.verdicts
+        for (observed, counts), (_, hits) in self.settled.items():
+            if hits:
+                for verdict, n in zip(observed, counts, strict=True):
+                    verdicts[verdict] = verdicts.get(verdict, 0) + n * hits
 
 
 class Settled(NamedTuple):
@@ -207,7 +250,9 @@ class Settled(NamedTuple):
     scorable: int
     passes: int
     decisions: dict[str, int]
+    """Repeats by decision, by decision."""
     reasons: dict[str, int]
+    """Failure reasons with counts, most frequent first (at most ``MAX_REASONS_PER_CASE``)."""
     top: int
     """Repeats that made the most common normalised outcome."""
     distinct: int
@@ -215,8 +260,8 @@ class Settled(NamedTuple):
     drift: dict[str, ArgumentDrift] | None
 
 
-def _sorted(counts: dict[str, int]) -> dict[str, int]:
-    return dict(sorted(counts.items())) if len(counts) > 1 else counts
+def _most_first(item: tuple[str, int]) -> tuple[int, str]:
+    return -item[1], item[0]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -356,129 +401,3 @@ class GroupState:
             if accepted and (tin is None or tout is None):
                 self.tok_unreported += n
         self.usage = {}
-
-    def settle(
-        self, label: str, mode: str, planned: int, *, repairs: bool = False
-    ) -> tuple[TargetMetrics, list[CaseSummary]]:
-        """Every metric of this target and mode, and its case summaries by case id; ``repairs``: the
-        profile repairs, so say how many observations needed a repair. The cases are released as
-        they are summarised."""
-        return _target_metrics(label, mode, planned, self, repairs)
-
-
-def _target_metrics(
-    label: str, mode: str, planned: int, g: GroupState, repairs: bool
-) -> tuple[TargetMetrics, list[CaseSummary]]:
-    scorable = passes = 0
-    sel, clar, abst = [0, 0], [0, 0], [0, 0]
-    by_category: dict[str, list[int]] = {}
-    by_tag: dict[str, list[int]] = {}
-    confusion: dict[str, dict[str, int]] = {}
-    decisions: dict[str, int] = {}
-    stab_n = stab_d = stab_cases = unstable = 0
-    stab_sum = 0.0
-    hat: list[array[float]] = []  # k - 1 -> pass^k of each case with at least k scorable repeats
-    drifting = 0
-    summaries: list[tuple[str, CaseSummary]] = []
-    cases = g.cases
-    for case_id in list(cases):
-        case = cases.pop(case_id)
-        settled = case.settle(g)
-        summaries.append((case_id, case.summary(label, mode, case_id, settled)))
-        drifting += bool(settled.drift)
-        n, c, case_decisions = settled.scorable, settled.passes, settled.decisions
-        scorable += n
-        passes += c
-        kind = case.expected_kind
-        correct = 0
-        for decision, count in case_decisions.items():
-            if decision in RIGHT_DECISIONS:
-                correct += count
-        if kind in SELECTION_KINDS:
-            sel[0] += correct
-            sel[1] += n
-        if kind == "clarification":
-            clar[0] += correct
-            clar[1] += n
-        elif kind == "text":
-            abst[0] += correct
-            abst[1] += n
-        if not n:
-            continue
-        slot = by_category.setdefault(case.category, [0, 0])
-        slot[0] += c
-        slot[1] += n
-        for tag in case.tags:
-            slot = by_tag.setdefault(tag, [0, 0])
-            slot[0] += c
-            slot[1] += n
-        row = confusion.setdefault(kind, {})
-        for decision, count in case_decisions.items():
-            row[decision] = row.get(decision, 0) + count
-            decisions[decision] = decisions.get(decision, 0) + count
-        stab_n += settled.top
-        stab_d += n
-        stab_cases += 1
-        unstable += settled.distinct > 1
-        stab_sum += settled.top / n
-        while len(hat) < n:
-            hat.append(array("d"))
-        for per_k, value in zip(hat, stats.pass_hat_ks(n, c), strict=False):
-            per_k.append(value)
-    g.add_verdicts()
-    stab = Stability(
-        mean=stab_sum / stab_cases if stab_cases else None,
-        n=stab_n,
-        d=stab_d,
-        cases=stab_cases,
-        unstable_cases=unstable,
-    )
-    lat = sorted(g.latencies)
-    cost = None if g.cost_unknown else g.cost
-    summaries.sort(key=lambda pair: pair[0])
-    metrics = TargetMetrics(
-        target=label,
-        endpoint=g.endpoint,
-        dialect=g.dialect,
-        model=g.model,
-        mode=mode,
-        planned=planned,
-        observed=g.observed,
-        scorable=scorable,
-        accepted=Rate(n=g.accepted, d=g.observed),
-        provider_errors=dict(sorted(g.provider_errors.items())),
-        provider_error_examples={c: m for c, m in sorted(g.error_examples.items()) if c in g.provider_errors},
-        selection_accuracy=Rate(n=sel[0], d=sel[1]),
-        schema_valid=Rate(n=g.schema[0], d=g.schema[1]),
-        semantic_exact=Rate(n=g.semantic[0], d=g.semantic[1]),
-        params_match=Rate(n=g.params[0], d=g.params[1]),
-        clarification_accuracy=Rate(n=clar[0], d=clar[1]),
-        abstention_accuracy=Rate(n=abst[0], d=abst[1]),
-        recovery_success=Rate(n=g.recovery[0], d=g.recovery[1]),
-        recovery_outcomes=dict(sorted(g.recovery_outcomes.items())),
-        pass_rate=Rate(n=passes, d=scorable),
-        stability=stab,
-        pass_hat_k={k: sum(v) / len(v) for k, v in enumerate(hat, 1)},
-        pass_hat_k_cases={k: len(v) for k, v in enumerate(hat, 1)},
-        coverage=Rate(n=scorable, d=planned),
-        by_category={k: Rate(n=v[0], d=v[1]) for k, v in sorted(by_category.items())},
-        by_tag={k: Rate(n=v[0], d=v[1]) for k, v in sorted(by_tag.items())},
-        confusion={k: dict(sorted(v.items())) for k, v in sorted(confusion.items())},
-        decisions=dict(sorted(decisions.items())),
-        latency_ms=Latency(p50=stats.percentile(lat, 50), p95=stats.percentile(lat, 95), count=len(lat)),
-        tokens=Tokens(input=g.tok_in, output=g.tok_out, unreported=g.tok_unreported),
-        cost_usd=cost,
-        cost_per_pass=cost / passes if cost is not None and passes else None,
-        duplicates=g.duplicates,
-        anomalies=dict(sorted(g.anomalies.items())),
-        with_anomalies=Rate(n=g.anomalous, d=g.accepted),
-        drifting_cases=drifting,
-        repairs=dict(sorted(g.repairs.items())),
-        repaired=Rate(n=g.repaired, d=scorable) if repairs else None,
-        unexpected_writes=Rate(n=g.unexpected_writes, d=scorable),
-        unexpected_write_calls=g.unexpected_write_calls,
-        side_effects=g.side_effects,
-        replayed_writes=g.replayed,
-        limit_hits=dict(sorted(g.limit_hits.items())),
-    )
-    return metrics, [summary for _, summary in summaries]

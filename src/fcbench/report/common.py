@@ -90,9 +90,7 @@ def column_label(metrics: RunMetrics, tm: TargetMetrics | CaseSummary) -> str:
 
 def failing_cases(metrics: RunMetrics, limit: int | None = None) -> list[CaseSummary]:
     """Case x target summaries with at least one failing repeat, worst (lowest pass rate) first."""
-    failing = [c for c in metrics.cases if c.passed.d and c.passed.n < c.passed.d]
-    failing.sort(key=lambda c: (c.passed.n / c.passed.d, -c.passed.d, c.case_id, c.target, c.mode))
-    return failing if limit is None else failing[:limit]
+    return metrics.cases.worst(limit)[1]
 
 
 def provider_error_rows(metrics: RunMetrics) -> list[tuple[TargetMetrics, str, int]]:

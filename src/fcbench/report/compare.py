@@ -37,7 +37,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from fcbench.errors import ConfigError, RunStateError
-from fcbench.metrics import CaseSummary, Rate, RunMetrics, Stability, TargetMetrics
+from fcbench.metrics import Rate, RunMetrics, Stability, TargetMetrics
 from fcbench.metrics.stats import proportion_test
 from fcbench.report.common import fmt_rate
 
@@ -453,29 +453,29 @@ def _all_pass(rate: Rate) -> bool:
 def _flips(
     base: RunMetrics, new: RunMetrics, targets: list[TargetComparison]
 ) -> tuple[list[Flip], list[Flip]]:
-    base_cases = {(c.target, c.mode, c.case_id): c.passed for c in base.cases}
-    new_cases: dict[tuple[str, str], list[CaseSummary]] = {}
-    for c in new.cases:
-        new_cases.setdefault((c.target, c.mode), []).append(c)
+    base_cases = base.cases.passed()
+    new_cases: dict[tuple[str, str], list[tuple[str, Rate]]] = {}
+    for (target, mode, case_id), passed in new.cases.passed().items():
+        new_cases.setdefault((target, mode), []).append((case_id, passed))
     down: list[Flip] = []
     up: list[Flip] = []
     for t in targets:
-        for c in new_cases.get((t.target, t.mode), []):
-            before = base_cases.get((t.base_target, t.mode, c.case_id))
-            if before is None or before.d == 0 or c.passed.d == 0:
+        for case_id, passed in new_cases.get((t.target, t.mode), []):
+            before = base_cases.get((t.base_target, t.mode, case_id))
+            if before is None or before.d == 0 or passed.d == 0:
                 continue
-            was, now = _all_pass(before), _all_pass(c.passed)
+            was, now = _all_pass(before), _all_pass(passed)
             if was == now:
                 continue
-            failing_side = c.passed if was else before
+            failing_side = passed if was else before
             flip = Flip(
                 title=t.title,
                 base_target=t.base_target,
                 target=t.target,
                 mode=t.mode,
-                case_id=c.case_id,
+                case_id=case_id,
                 base=before,
-                new=c.passed,
+                new=passed,
                 kind="full" if failing_side.n == 0 else "partial",
             )
             (down if was else up).append(flip)

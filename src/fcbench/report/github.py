@@ -34,9 +34,10 @@ def _plural(n: int, word: str) -> str:
 
 def report_verdict(metrics: RunMetrics) -> str:
     """``**PASS**: ...`` or ``**FAIL**: ...`` over the case x target results of one run."""
-    total = len(metrics.cases)
-    failed = sum(1 for c in metrics.cases if c.passed.n < c.passed.d)
-    errored = sum(1 for c in metrics.cases if c.passed.n == c.passed.d and c.errors)
+    rows = [row for _, row in metrics.cases.rows()]
+    total = len(rows)
+    failed = sum(1 for r in rows if r.passes < r.scorable)
+    errored = sum(1 for r in rows if r.passes == r.scorable and r.errors)
     if total == 0:
         return "**FAIL**: no case was observed"
     if failed or errored:

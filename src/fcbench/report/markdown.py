@@ -17,12 +17,12 @@ from pathlib import Path
 
 from fcbench.grading import REPAIR_KINDS
 from fcbench.metrics import Rate, RunMetrics, TargetMetrics
+from fcbench.metrics.cases import CaseRow
 from fcbench.metrics.drift import MAX_DRIFT_VALUES
 from fcbench.report.common import (
     RATE_COLUMNS,
     anomaly_meaning,
     column_label,
-    failing_cases,
     fmt_cost,
     fmt_counts,
     fmt_number,
@@ -233,15 +233,13 @@ def _confusion(metrics: RunMetrics) -> list[str]:
 
 
 def _worst(metrics: RunMetrics, limit: int) -> list[str]:
-    failing = failing_cases(metrics)
+    count, failing = metrics.cases.worst(limit)
     title = "## Worst cases"
-    if not failing:
+    if not count:
         return [title, "", "No failing cases."]
-    intro = (
-        f"{min(limit, len(failing))} of {len(failing)} case x target pairs with at least one failing repeat."
-    )
+    intro = f"{len(failing)} of {count} case x target pairs with at least one failing repeat."
     rows = []
-    for c in failing[:limit]:
+    for c in failing:
         decisions = ", ".join(f"{d} {n}" for d, n in c.decisions.items())
         reasons = "; ".join(f"{r} (x{n})" for r, n in list(c.reasons.items())[:4])
         rows.append(
@@ -311,7 +309,7 @@ def _repairs(metrics: RunMetrics) -> list[str]:
 
 def _drift(metrics: RunMetrics) -> list[str]:
     title = "## Argument drift"
-    drifting = [(c, key, drift) for c in metrics.cases for key, drift in c.drift.items()]
+    drifting = [(c, key, drift) for c in metrics.cases.select(_drifts) for key, drift in c.drift.items()]
     if not drifting:
         return [title, "", "No argument varied over the repeats of a case."]
     cases = len({(c.target, c.mode, c.case_id) for c, _, _ in drifting})
@@ -335,6 +333,10 @@ def _drift(metrics: RunMetrics) -> list[str]:
     ]
     header = ["Case", "Target", "Argument", "Distinct values", "Most common value's share"]
     return [title, "", intro, ""] + table(header, rows)
+
+
+def _drifts(row: CaseRow) -> bool:
+    return bool(row.drift)
 
 
 def _parity(metrics: RunMetrics) -> list[str]:

@@ -1,0 +1,353 @@
+"""The case summaries of a run, kept as compact rows and built as :class:`CaseSummary` on demand.
+
+A run of many cases holds one summary per case x target x mode: hundreds of thousands of them.
+:class:`CaseSummaries` keeps each as a :class:`CaseRow` (a small msgspec struct whose case fields
+are shared by every target's row of that case) under its :class:`CaseGroup` (target and mode), and
+builds the validated :class:`CaseSummary` models only when they are read as a sequence. What the
+reports need from every case (the failing ones, the drifting ones, the pass counts, the JSON text)
+is read from the rows directly (:meth:`CaseSummaries.rows`), and the rows travel between
+processes as one MessagePack buffer (:class:`Packed`).
+
+It is the type of :attr:`fcbench.metrics.RunMetrics.cases`: pydantic validates it from a list of
+case summaries (``RunMetrics.from_json``) and serialises it as that list, so the JSON is unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, overload
+
+import msgspec
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import core_schema
+
+from fcbench.metrics.models import ArgumentDrift, CaseSummary, Rate, RunMetrics
+
+
+class CaseInfo(msgspec.Struct, frozen=True, gc=False, array_like=True):
+    """What a record says about its case (one object per distinct case text, shared by the targets)."""
+
+    category: str
+    """The case's category."""
+    tags: tuple[str, ...]
+    """The case's tags."""
+    expected_kind: str
+    """What the case expects: ``tool``, ``tools``, ``text`` or ``clarification``."""
+    prompt: str
+    """The user prompt, cut to its first ``MAX_PROMPT_CHARS`` characters."""
+
+
+DriftRow = tuple[str, int, int, int, bool]
+"""One drifting argument: ``tool.argument``, distinct values, top count, repeats, capped (see
+:class:`ArgumentDrift`)."""
+
+
+class CaseRow(msgspec.Struct, frozen=True, gc=False, array_like=True):
+    """One case for one target and mode: the counts of a :class:`CaseSummary`, without its target."""
+
+    case_id: str
+    """The case's id in the suite."""
+    info: CaseInfo
+    """Category, tags, expected kind and prompt."""
+    errors: int
+    """Repeats lost to provider or harness errors."""
+    passes: int
+    """Passing scorable repeats."""
+    scorable: int
+    """Scorable repeats."""
+    top: int
+    """Scorable repeats that produced the most common normalised outcome."""
+    distinct: int
+    """Distinct normalised outcomes."""
+    decisions: dict[str, int]
+    """Scorable repeats by verdict decision, by decision."""
+    reasons: dict[str, int]
+    """Failure reasons with counts, most frequent first."""
+    anomalies: dict[str, int]
+    """Anomaly code -> accepted repeats carrying it, by code."""
+    drift: tuple[DriftRow, ...] = ()
+    """The arguments that drift, by name."""
+
+    @property
+    def failing(self) -> bool:
+        """At least one scorable repeat failed."""
+        return self.scorable > 0 and self.passes < self.scorable
+
+
+class CaseGroup(msgspec.Struct, gc=False, array_like=True):
+    """The case rows of one target and mode, by case id."""
+
+    target: str
+    """Target label, ``endpoint:model``."""
+    mode: str
+    """Mode name."""
+    rows: list[CaseRow]
+    """One row per case."""
+
+
+CaseKey = tuple[str, str, str]
+"""(target, mode, case id)."""
+
+_validate_case = CaseSummary.__pydantic_validator__.validate_python
+_CASE_FIELDS = set(CaseSummary.model_fields)
+PackedRow = tuple[str, int, int, int, int, int, int, int, int, int, tuple[DriftRow, ...]]
+"""A :class:`CaseRow` with its case fields and counts as indexes into :class:`Packed` tables."""
+
+
+class Packed(msgspec.Struct, array_like=True):
+    """The rows of :class:`CaseSummaries` as they are pickled: each distinct case info and count
+    table once, so the rows unpickled share them again."""
+
+    infos: list[CaseInfo]
+    """The distinct case infos."""
+    tables: list[dict[str, int]]
+    """The distinct count tables (decisions, reasons, anomalies)."""
+    groups: list[tuple[str, str, list[PackedRow]]]
+    """Target, mode and rows of each group."""
+
+
+_encode_packed = msgspec.msgpack.Encoder().encode
+_decode_packed = msgspec.msgpack.Decoder(Packed).decode
+
+
+@functools.lru_cache(maxsize=65536)
+def rate_of(n: int, d: int) -> Rate:
+    """A :class:`Rate` (frozen, so one instance serves every case with the same counts)."""
+    return Rate(n=n, d=d)
+
+
+class CaseSummaries(Sequence[CaseSummary]):
+    """A sequence of :class:`CaseSummary`, stored as :class:`CaseGroup` rows (see the module)."""
+
+    __slots__ = ("_built", "_groups")
+
+    def __init__(self, groups: Iterable[CaseGroup] = ()) -> None:
+        self._groups = [g for g in groups if g.rows]
+        self._built: list[CaseSummary] | None = None
+
+    @classmethod
+    def of_summaries(cls, summaries: Iterable[CaseSummary]) -> CaseSummaries:
+        """The rows of already built summaries (in their order)."""
+        groups: list[CaseGroup] = []
+        for s in summaries:
+            if not groups or (groups[-1].target, groups[-1].mode) != (s.target, s.mode):
+                groups.append(CaseGroup(s.target, s.mode, []))
+            info = CaseInfo(s.category, tuple(s.tags), s.expected_kind, s.prompt)
+            drift = tuple((k, v.distinct, v.top.n, v.top.d, v.capped) for k, v in s.drift.items())
+            row = CaseRow(
+                s.case_id,
+                info,
+                s.errors,
+                s.passed.n,
+                s.passed.d,
+                s.stability.n,
+                s.distinct_outcomes,
+                dict(s.decisions),
+                dict(s.reasons),
+                dict(s.anomalies),
+                drift,
+            )
+            groups[-1].rows.append(row)
+        return cls(groups)
+
+    @property
+    def groups(self) -> list[CaseGroup]:
+        """The groups of rows (target and mode), in order; none is empty."""
+        return self._groups
+
+    def rows(self) -> Iterator[tuple[CaseGroup, CaseRow]]:
+        """Every row with its group, in order."""
+        for group in self._groups:
+            for row in group.rows:
+                yield group, row
+
+    def __len__(self) -> int:
+        return sum(len(g.rows) for g in self._groups)
+
+    def __bool__(self) -> bool:
+        return bool(self._groups)
+
+    def __iter__(self) -> Iterator[CaseSummary]:
+        return iter(self._summaries())
+
+    @overload
+    def __getitem__(self, index: int) -> CaseSummary: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[CaseSummary]: ...
+    def __getitem__(self, index: int | slice) -> CaseSummary | list[CaseSummary]:
+        return self._summaries()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CaseSummaries):
+            return [(g.target, g.mode, r) for g, r in self.rows()] == [
+                (g.target, g.mode, r) for g, r in other.rows()
+            ]
+        if isinstance(other, list):
+            return self._summaries() == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"CaseSummaries({len(self)} cases)"
+
+    def __reduce__(self) -> tuple[Callable[[bytes], CaseSummaries], tuple[bytes]]:
+        return _unpack, (_encode_packed(_pack(self._groups)),)
+
+    def _summaries(self) -> list[CaseSummary]:
+        if self._built is None:
+            self._built = [summary(g, r) for g, r in self.rows()]
+        return self._built
+
+    def select(self, keep: Callable[[CaseRow], bool]) -> list[CaseSummary]:
+        """The summaries of the rows ``keep`` accepts, in order (built only for those)."""
+        return [summary(g, r) for g, r in self.rows() if keep(r)]
+
+    def worst(self, limit: int | None = None) -> tuple[int, list[CaseSummary]]:
+        """How many rows have a failing repeat, and the ``limit`` worst of them (None: all), lowest
+        pass rate first, then most repeats, case id, target, mode."""
+        # (pass rate, -repeats, case id, target, mode, group index, row index): compared as tuples.
+        failing = [
+            (r.passes / r.scorable, -r.scorable, r.case_id, g.target, g.mode, i, j)
+            for i, g in enumerate(self._groups)
+            for j, r in enumerate(g.rows)
+            if r.failing
+        ]
+        kept = sorted(failing) if limit is None else heapq.nsmallest(limit, failing)
+        groups = self._groups
+        return len(failing), [summary(groups[i], groups[i].rows[j]) for *_, i, j in kept]
+
+    def passed(self) -> dict[CaseKey, Rate]:
+        """(target, mode, case id) -> passing out of scorable repeats."""
+        return {(g.target, g.mode, r.case_id): rate_of(r.passes, r.scorable) for g, r in self.rows()}
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        summaries = handler.generate_schema(list[CaseSummary])
+        from_list = core_schema.no_info_after_validator_function(cls.of_summaries, summaries)
+        return core_schema.json_or_python_schema(
+            json_schema=from_list,
+            python_schema=core_schema.union_schema([core_schema.is_instance_schema(cls), from_list]),
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda cases: cases._summaries(), return_schema=summaries
+            ),
+        )
+
+
+def _pack(groups: list[CaseGroup]) -> Packed:
+    infos: dict[CaseInfo, int] = {}
+    tables: dict[tuple[tuple[str, int], ...], int] = {}
+    seen: dict[int, int] = {}  # id of a table -> its index (rows share tables; they keep them alive)
+
+    def table(counts: dict[str, int]) -> int:
+        found = seen.get(id(counts))
+        if found is None:
+            key = tuple(counts.items())
+            found = tables.get(key)
+            if found is None:
+                found = tables[key] = len(tables)
+            seen[id(counts)] = found
+        return found
+
+    packed: list[tuple[str, str, list[PackedRow]]] = []
+    for g in groups:
+        rows: list[PackedRow] = []
+        for r in g.rows:
+            info = infos.get(r.info)
+            if info is None:
+                info = infos[r.info] = len(infos)
+            rows.append(
+                (
+                    r.case_id,
+                    info,
+                    r.errors,
+                    r.passes,
+                    r.scorable,
+                    r.top,
+                    r.distinct,
+                    table(r.decisions),
+                    table(r.reasons),
+                    table(r.anomalies),
+                    r.drift,
+                )
+            )
+        packed.append((g.target, g.mode, rows))
+    return Packed(list(infos), [dict(key) for key in tables], packed)
+
+
+def _unpack(data: bytes) -> CaseSummaries:
+    packed = _decode_packed(data)
+    infos, tables = packed.infos, packed.tables
+    case_ids: dict[str, str] = {}
+    groups = []
+    for target, mode, rows in packed.groups:
+        unpacked = []
+        for (
+            case_id,
+            info,
+            errors,
+            passes,
+            scorable,
+            top,
+            distinct,
+            decisions,
+            reasons,
+            anomalies,
+            drift,
+        ) in rows:
+            unpacked.append(
+                CaseRow(
+                    case_ids.setdefault(case_id, case_id),
+                    infos[info],
+                    errors,
+                    passes,
+                    scorable,
+                    top,
+                    distinct,
+                    tables[decisions],
+                    tables[reasons],
+                    tables[anomalies],
+                    drift,
+                )
+            )
+        groups.append(CaseGroup(target, mode, unpacked))
+    return CaseSummaries(groups)
+
+
+def summary(group: CaseGroup, row: CaseRow) -> CaseSummary:
+    """The validated :class:`CaseSummary` of one row."""
+    info = row.info
+    built = _validate_case(
+        {
+            "target": group.target,
+            "mode": group.mode,
+            "case_id": row.case_id,
+            "category": info.category,
+            "tags": info.tags,
+            "expected_kind": info.expected_kind,
+            "prompt": info.prompt,
+            "passed": rate_of(row.passes, row.scorable),
+            "errors": row.errors,
+            "decisions": row.decisions,
+            "reasons": row.reasons,
+            "stability": rate_of(row.top, row.scorable),
+            "distinct_outcomes": row.distinct,
+            "anomalies": row.anomalies,
+            "drift": {
+                key: ArgumentDrift(distinct=distinct, top=rate_of(n, d), capped=capped)
+                for key, distinct, n, d, capped in row.drift
+            },
+        }
+    )
+    # Every field was given: one shared set says so for every summary.
+    object.__setattr__(built, "__pydantic_fields_set__", _CASE_FIELDS)
+    return built
+
+
+__all__ = ["CaseGroup", "CaseInfo", "CaseKey", "CaseRow", "CaseSummaries", "DriftRow", "rate_of", "summary"]
+
+RunMetrics.model_rebuild(_types_namespace={"CaseSummaries": CaseSummaries})
