@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
+from chat_exchange import chat_exchange
 from robust_forkcli import ForkedCli
 from robust_run import everything_written, mock_process
 from robust_server import Answer, HostileServer, SeenRequest
@@ -274,18 +275,7 @@ def test_a_key_pasted_with_whitespace_is_redacted_from_the_error_it_causes(paste
     key = _key("pasted")
     api_key = pasted.format(key=key)
 
-    async def go(url: str) -> Any:
-        transport = Transport(retry=RetryPolicy(max_retries=0), redactor=Redactor([api_key]))
-        endpoint = Endpoint(name="lab", dialect="openai-chat", base_url=url + "/v1")
-        built = BuiltRequest(path="/chat/completions", body={"model": "m", "messages": []})
-        try:
-            return await transport.exchange(
-                endpoint, adapters.get("openai-chat"), built, api_key=api_key, offered_tools=[]
-            )
-        finally:
-            await transport.aclose()
-
     with HostileServer(lambda request: Answer(200, {"choices": []})) as server:
-        exchange = asyncio.run(go(server.url))
+        exchange = chat_exchange(server.url + "/v1", api_key, timeout_s=30, redactor=Redactor([api_key]))
     captured = json.dumps({"raw": exchange.raw, "outcome": exchange.turn.outcome.model_dump()})
     assert key not in captured and key[-32:] not in captured, captured

@@ -6,18 +6,15 @@ absolute URL, as a client sends to a forward proxy) and answers it itself.
 
 from __future__ import annotations
 
-import asyncio
 import socket
 from typing import Any
 
 import pytest
+from chat_exchange import chat_exchange
 from robust_server import Answer, HostileServer
 
-from fcbench import adapters
-from fcbench.adapters.base import BuiltRequest
 from fcbench.contract import TextOutcome
-from fcbench.endpoints import Endpoint
-from fcbench.transport import RetryPolicy, Transport, env_proxy
+from fcbench.transport import env_proxy
 
 MESSAGE = {"role": "assistant", "content": "hello"}
 REPLY = {"choices": [{"index": 0, "message": MESSAGE, "finish_reason": "stop"}]}
@@ -32,18 +29,7 @@ def no_proxy_settings(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def send(base_url: str) -> Any:
-    async def go() -> Any:
-        transport = Transport(retry=RetryPolicy(max_retries=0), timeout_s=10)
-        endpoint = Endpoint(name="lab", dialect="openai-chat", base_url=base_url)
-        built = BuiltRequest(path="/chat/completions", body={"model": "m", "messages": []})
-        try:
-            return await transport.exchange(
-                endpoint, adapters.get("openai-chat"), built, api_key="sk-proxy-test", offered_tools=[]
-            )
-        finally:
-            await transport.aclose()
-
-    return asyncio.run(go())
+    return chat_exchange(base_url, "sk-proxy-test")
 
 
 def unused_port() -> int:

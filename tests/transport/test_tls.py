@@ -6,7 +6,6 @@ A real TLS server on 127.0.0.1 presents a self-signed certificate made for the t
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import ipaddress
 import json
@@ -18,16 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chat_exchange import chat_exchange
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from fcbench import adapters
-from fcbench.adapters.base import BuiltRequest
 from fcbench.contract import ProviderErrorOutcome, TextOutcome
-from fcbench.endpoints import Endpoint
-from fcbench.transport import RetryPolicy, Transport
 
 REPLY = {
     "choices": [
@@ -97,18 +93,7 @@ def tls_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 
 def send(base_url: str) -> Any:
-    async def go() -> Any:
-        transport = Transport(retry=RetryPolicy(max_retries=0), timeout_s=10)
-        endpoint = Endpoint(name="lab", dialect="openai-chat", base_url=base_url)
-        built = BuiltRequest(path="/chat/completions", body={"model": "m", "messages": []})
-        try:
-            return await transport.exchange(
-                endpoint, adapters.get("openai-chat"), built, api_key="sk-tls-test", offered_tools=[]
-            )
-        finally:
-            await transport.aclose()
-
-    return asyncio.run(go())
+    return chat_exchange(base_url, "sk-tls-test")
 
 
 def test_an_untrusted_certificate_is_refused(
