@@ -3,7 +3,6 @@ storable (secrets redacted, every string valid UTF-8)."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -73,8 +72,3 @@ def clean_turn(turn: ParsedTurn, redactor: Redactor) -> ParsedTurn:
     data = turn.model_dump()
     clean = redactor.json(valid_unicode(data))
     return turn if clean == data else ParsedTurn.model_validate(clean)
-
-
-def json_body(body: Any) -> bytes:
-    """A request body as sent: compact UTF-8 JSON, keys in order, no NaN."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()

@@ -29,7 +29,6 @@ from fcbench.redact import Redactor
 from fcbench.transport.capture import (
     clean_turn,
     error_turn,
-    json_body,
     kept_headers,
     unsendable_headers,
     valid_unicode,
@@ -40,7 +39,6 @@ from fcbench.transport.streams import (
     STREAM_FRAMINGS,
     BodyDecodingError,
     Chunks,
-    ResponseTooLarge,
     StreamFraming,
     inflated,
 )
@@ -80,11 +78,16 @@ def _ssl_context() -> ssl.SSLContext:
 def env_proxy(url: str) -> str | None:
     """The proxy the environment names for ``url`` (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``,
     any case), or None when there is none or ``NO_PROXY`` exempts its host."""
-    host = urllib.parse.urlsplit(url).hostname or ""
-    if urllib.request.proxy_bypass(host):
+    parts = urllib.parse.urlsplit(url)
+    if urllib.request.proxy_bypass(parts.hostname or ""):
         return None
     proxies = urllib.request.getproxies()
-    return proxies.get(urllib.parse.urlsplit(url).scheme) or proxies.get("all")
+    return proxies.get(parts.scheme) or proxies.get("all")
+
+
+def json_body(body: Any) -> bytes:
+    """A request body as sent: compact UTF-8 JSON, keys in order, no NaN."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 class Transport:
@@ -367,25 +370,13 @@ class Transport:
             "headers": kept_headers(response.headers),
             "events": events,
         }
-        size = 0
+        caps, size = self._caps, 0
         try:
             async for name, data in framing.events(self._chunks(response)):
                 size += len(data)
-                if len(events) >= self._caps.max_stream_events or size > self._caps.max_response_bytes:
-                    raise ResponseTooLarge(
-                        f"stream over {self._caps.max_stream_events} events or "
-                        f"{self._caps.max_response_bytes} bytes"
-                    )
+                if len(events) >= caps.max_stream_events or size > caps.max_response_bytes:
+                    return _stream_too_large(caps, response.status, raw, events)
                 events.append((name, data))
-        except ResponseTooLarge as exc:
-            kept, total = [], 0
-            for event in events:
-                total += len(event[1])
-                if total > self._caps.raw_keep_bytes:
-                    break
-                kept.append(event)
-            raw["events"], raw["truncated"] = kept, f"{exc} (kept the first {len(kept)} events)"
-            return error_turn("too_large", str(exc), response.status), raw, None
         except TimeoutError:
             raw["cut"] = "timeout"
             return error_turn("timeout", f"stream stalled after {len(events)} events"), raw, None
@@ -397,6 +388,21 @@ class Transport:
             message = f"stream framing broken after {len(events)} events: {exc}"
             return error_turn("bad_response", message), raw, None
         return adapter.parse_stream(events, offered), raw, None
+
+
+def _stream_too_large(
+    caps: Limits, status: int, raw: dict[str, Any], events: list[tuple[str | None, str]]
+) -> Attempt:
+    """A stream cut at the limits: ``too_large``, keeping its first ``raw_keep_bytes`` of events."""
+    message = f"stream over {caps.max_stream_events} events or {caps.max_response_bytes} bytes"
+    kept, total = [], 0
+    for event in events:
+        total += len(event[1])
+        if total > caps.raw_keep_bytes:
+            break
+        kept.append(event)
+    raw["events"], raw["truncated"] = kept, f"{message} (kept the first {len(kept)} events)"
+    return error_turn("too_large", message, status), raw, None
 
 
 def _charset(response: aiohttp.ClientResponse) -> str:

@@ -79,10 +79,6 @@ class BodyDecodingError(Exception):
     """A compressed body that does not inflate (internal: the connection's answer is lost)."""
 
 
-class ResponseTooLarge(Exception):
-    """A stream passed one of the transport's limits (internal: becomes a ``too_large`` outcome)."""
-
-
 async def inflated(raw: AsyncIterator[bytes], encoding: str, step: int) -> Chunks:
     """``raw`` (a body as sent) decoded: gzip and deflate inflated with at most ``step`` bytes out
     of each step, so a small compressed chunk never fills memory; any other encoding as it came.
