@@ -89,11 +89,6 @@ class CaseState:
     far: dict[int, int] | None = None
     """Like ``near``, for repeats from :data:`_NEAR_REPEATS` on."""
 
-    @classmethod
-    def of(cls, case: dict[str, Any]) -> CaseState:
-        """Empty state for a record's ``case`` dict."""
-        return cls(case_info(case))
-
     def keep(self, repeat: int, index: int) -> None:
         """Remember which observation ``repeat`` made (for stream parity)."""
         near = self.near
