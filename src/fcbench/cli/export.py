@@ -3,8 +3,6 @@ CSV or JSON Lines (Parquet needs the ``parquet`` extra)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -41,15 +39,10 @@ def export(
         export_run(run, fmt.value, sys.stdout.buffer)
         sys.stdout.buffer.flush()
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    partial = output.with_name(output.name + ".partial")
-    try:
-        with partial.open("wb") as fh:
-            rows = export_run(run, fmt.value, fh)
-        os.replace(partial, output)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            partial.unlink()
+    from fcbench.cli.output import replaced_file
+
+    with replaced_file(output) as fh:
+        rows = export_run(run, fmt.value, fh)
     typer.echo(f"wrote {rows} rows to {output}", err=True)
 
 

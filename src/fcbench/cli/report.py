@@ -91,14 +91,10 @@ def _stream_json(run: Path, output: Path | None, modes: list[str] | None, profil
         write_json(metrics, binary)
         binary.flush()
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    partial = output.with_name(output.name + ".partial")
-    try:
-        with partial.open("wb") as fh:
-            write_json(metrics, fh)
-        partial.replace(output)
-    finally:
-        partial.unlink(missing_ok=True)
+    from fcbench.cli.output import replaced_file
+
+    with replaced_file(output) as fh:
+        write_json(metrics, fh)
     typer.echo(f"wrote {output}", err=True)
 
 
