@@ -113,7 +113,7 @@ def observe(
         mode = "stream" if stream else "selection"
         planned = Planned(seq=0, target=target, case=SUITE.case(case_id), repeat=0, mode=mode)
         try:
-            return await observe_single_turn(ctx, planned)
+            return (await observe_single_turn(ctx, planned))()
         finally:
             await transport.aclose()
 

@@ -52,7 +52,7 @@ def observe(mock_server: str) -> Callable[..., Record]:
             target = Target(BUILTIN_ENDPOINTS[endpoint].resolved(mock_server), model)
             planned = Planned(seq=0, target=target, case=case, repeat=0, mode="recovery")
             try:
-                return await observe_recovery(ctx, planned)
+                return (await observe_recovery(ctx, planned))()
             finally:
                 await ctx.transport.aclose()
 

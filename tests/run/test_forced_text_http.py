@@ -50,7 +50,7 @@ def observe_forced(mock_server: str) -> Observe:
             planned = Planned(seq=0, target=target, case=CASE, repeat=0, mode="forced")
             request = TurnRequest(tools=SUITE.tools_for(CASE), tool_choice=tool_choice, stream=stream)
             try:
-                return await observe_one_turn(ctx, planned, request)
+                return (await observe_one_turn(ctx, planned, request))()
             finally:
                 await ctx.transport.aclose()
 

@@ -11,13 +11,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
 
 from fcbench.contract import MODES, ModeKind
-from fcbench.run.observe import ObservationContext, observe_probe, observe_single_turn
+from fcbench.run.observe import FinishRecord, ObservationContext, observe_probe, observe_single_turn
 from fcbench.run.plan import Planned
 from fcbench.run.recovery import observe_recovery
-from fcbench.store.records import Record
 
-Observer = Callable[[ObservationContext, Planned], Awaitable[Record]]
-"""Observes one planned observation and returns its record."""
+Observer = Callable[[ObservationContext, Planned], Awaitable[FinishRecord]]
+"""Plays one planned observation and returns the function that grades it and builds its record."""
 
 OBSERVERS: Mapping[ModeKind, Observer] = MappingProxyType(
     {
@@ -34,6 +33,6 @@ def observer(mode: str) -> Observer:
     return OBSERVERS[MODES[mode].kind]
 
 
-async def observe(ctx: ObservationContext, planned: Planned) -> Record:
-    """Observe one planned observation with its mode's observer."""
+async def observe(ctx: ObservationContext, planned: Planned) -> FinishRecord:
+    """Play one planned observation with its mode's observer (the result builds its record)."""
     return await observer(planned.mode)(ctx, planned)

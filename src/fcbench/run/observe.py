@@ -5,6 +5,10 @@ Every mode goes through :func:`send_turn` (one model turn: adapter ``build_reque
 observation played). Single-turn modes and compat probes grade their one turn here; the recovery
 loop (:mod:`fcbench.run.recovery`) calls :func:`send_turn` once per model turn and leaves the
 scoring to :mod:`fcbench.grading.recovery`. Only the grader decides ``passed``.
+
+An observer returns once its requests are answered, with a :data:`FinishRecord` that grades the
+last of it and builds the record: the worker pool calls it after the worker has sent its next
+request, so no request waits for the grading of another (:func:`fcbench.run.pool.run_plan`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ from fcbench.schema.validate import ValidatorCache
 from fcbench.store.records import CaseRef, Record, RecordedTurn
 from fcbench.suite.loader import Suite
 from fcbench.transport import Exchange, Transport
+
+FinishRecord = Callable[[], Record]
+"""Grades an observation whose requests are all answered and builds its record (see the module)."""
 
 RequestHeaders = Callable[[Planned, int], Mapping[str, str] | None]
 """Extra request headers for an observation's turn N (1-based), e.g. to script the mock's
@@ -275,18 +282,22 @@ def probe_request(ctx: ObservationContext, planned: Planned) -> TurnRequest:
     return ctx.requests[planned.case.id]
 
 
-async def observe_one_turn(ctx: ObservationContext, planned: Planned, request: TurnRequest) -> Record:
-    """Observe one turn asked as ``request``: send, grade, record."""
+async def observe_one_turn(ctx: ObservationContext, planned: Planned, request: TurnRequest) -> FinishRecord:
+    """Observe one turn asked as ``request``: send it; the returned function grades it and records."""
     started_at = now_iso()
     sent = await send_turn(ctx, planned, opening_messages(planned), request)
-    return make_record(ctx, planned, started_at, [sent], grade_turn(ctx, planned, sent, request.tools))
+
+    def finish() -> Record:
+        return make_record(ctx, planned, started_at, [sent], grade_turn(ctx, planned, sent, request.tools))
+
+    return finish
 
 
-async def observe_single_turn(ctx: ObservationContext, planned: Planned) -> Record:
+async def observe_single_turn(ctx: ObservationContext, planned: Planned) -> FinishRecord:
     """Observer of ``single_turn`` modes (selection, forced, stream)."""
     return await observe_one_turn(ctx, planned, single_turn_request(ctx, planned))
 
 
-async def observe_probe(ctx: ObservationContext, planned: Planned) -> Record:
+async def observe_probe(ctx: ObservationContext, planned: Planned) -> FinishRecord:
     """Observer of ``probe`` modes (compat)."""
     return await observe_one_turn(ctx, planned, probe_request(ctx, planned))

@@ -9,15 +9,19 @@ exactly N requests whatever the concurrency.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from fcbench.contract import ProviderErrorOutcome
 from fcbench.run.modes import Observer
-from fcbench.run.observe import ObservationContext, harness_error_record, now_iso
+from fcbench.run.observe import FinishRecord, ObservationContext, harness_error_record, now_iso
 from fcbench.run.plan import Planned
 from fcbench.store.records import Record, RecordWriter
+
+Played = tuple[Planned, str, FinishRecord]
+"""An observation whose requests are answered: what was planned, when it started, what records it."""
 
 
 class ProgressSink:
@@ -82,6 +86,13 @@ async def run_plan(
 ) -> int:
     """Observe ``todo`` with ``concurrency`` asyncio workers, appending one record each; return the count.
 
+    A worker plays an observation (its requests), hands the observation's grading and record to
+    one finisher task and goes on to its next request, so requests never wait for grading: the
+    finisher takes one observation per turn of the event loop, after the workers that are ready.
+    At most ``concurrency`` observations wait to be finished (then the workers wait too), and
+    whatever waits when the run stops or is cancelled is finished and written before it returns.
+    A target not yet proven by ``fail_fast`` is finished by its worker, under its lock.
+
     A harness exception in one observation, or a record that cannot be serialised, becomes a
     ``provider_error: harness`` record and the workers go on. A timer writes finished records
     that waited ``max_wait_s``, so a slow provider never holds paid observations in memory.
@@ -90,13 +101,14 @@ async def run_plan(
     recorded = 0
     queue: Iterator[Planned] = iter(todo)
     guard = fail_fast or FailFast(limit=None)
+    waiting: asyncio.Queue[Played] = asyncio.Queue(maxsize=max(concurrency, 1))
     with RecordWriter(records_path) as writer:
 
-        async def observe_and_write(planned: Planned) -> None:
+        def finish(played: Played) -> None:
             nonlocal recorded
-            started = now_iso()
+            planned, started, build = played
             try:
-                record = await observe(ctx, planned)
+                record = build()
             except Exception as exc:  # a harness bug must not stop the run
                 record = harness_error_record(ctx, planned, started, exc)
             try:
@@ -108,27 +120,69 @@ async def run_plan(
             guard.note(planned.target.label, record)
             sink.advance(planned.target.label, record)
 
+        async def play(planned: Planned) -> Played:
+            started = now_iso()
+            try:
+                return planned, started, await observe(ctx, planned)
+            except Exception as exc:  # a harness bug must not stop the run
+                return planned, started, partial(harness_error_record, ctx, planned, started, exc)
+
         async def worker() -> None:
             for planned in queue:
                 label = planned.target.label
                 lock = guard.lock(label)
                 if lock is None:
                     if label not in guard.stopped:
-                        await observe_and_write(planned)
+                        played = await play(planned)
+                        try:
+                            await waiting.put(played)
+                        except asyncio.CancelledError:  # paid for: record it before stopping
+                            finish(played)
+                            raise
                     continue
                 async with lock:
                     if label not in guard.stopped:
-                        await observe_and_write(planned)
+                        finish(await play(planned))
+
+        async def finisher() -> None:
+            while True:
+                finish(await waiting.get())
+                waiting.task_done()
+                await asyncio.sleep(0)  # the workers that are ready send first
 
         async def flush_on_time() -> None:
             while True:
                 await asyncio.sleep(writer.max_wait_s / 2)
                 writer.sync_if_due()
 
+        finishing = asyncio.create_task(finisher())
         flusher = asyncio.create_task(flush_on_time())
         try:
-            await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(todo), 1)))))
+            workers = (worker() for _ in range(min(concurrency, max(len(todo), 1))))
+            await unless_failed(asyncio.gather(*workers), finishing)
+            await unless_failed(waiting.join(), finishing)
         finally:
+            failed = finishing.done() and not finishing.cancelled() and finishing.exception() is not None
+            finishing.cancel()
             flusher.cancel()
+            while not failed and not waiting.empty():  # cancelled: still record what was paid for
+                finish(waiting.get_nowait())
             sink.stop()
     return recorded
+
+
+async def unless_failed(work: Awaitable[object], watched: asyncio.Task[None]) -> None:
+    """Await ``work``, unless ``watched`` (a task that only ends by failing) ends first: then cancel
+    ``work``, let it unwind, and raise ``watched``'s error. Cancelled, ``work`` unwinds first too."""
+    job = asyncio.ensure_future(work)
+    try:
+        await asyncio.wait({job, watched}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not job.done():
+            job.cancel()
+            await asyncio.wait({job})
+    if watched.done() and not watched.cancelled():
+        if not job.cancelled():
+            job.exception()  # the first failure is the one raised
+        watched.result()
+    job.result()

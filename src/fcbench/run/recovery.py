@@ -102,6 +102,7 @@ from fcbench.grading.recovery import (
 )
 from fcbench.grading.verdict import LimitHit, LimitName, RecoveryVerdict
 from fcbench.run.observe import (
+    FinishRecord,
     ObservationContext,
     SentTurn,
     TurnRequest,
@@ -393,8 +394,8 @@ async def run_conversation(ctx: ObservationContext, planned: Planned) -> tuple[C
     return conversation, score
 
 
-async def observe_recovery(ctx: ObservationContext, planned: Planned) -> Record:
-    """Observer of ``conversation`` modes (recovery): play, score, record.
+async def observe_recovery(ctx: ObservationContext, planned: Planned) -> FinishRecord:
+    """Observer of ``conversation`` modes (recovery): play and score; the returned function records.
 
     * ``outcome``/``anomalies``: the first turn's (or the provider error that cut the conversation);
     * ``verdict``: the grader's verdict of that outcome, with the conversation's score as
@@ -404,21 +405,25 @@ async def observe_recovery(ctx: ObservationContext, planned: Planned) -> Record:
     """
     started_at = now_iso()
     conversation, score = await run_conversation(ctx, planned)
-    sent = conversation.sent
-    final = sent[-1]
-    scored = final if isinstance(final.exchange.turn.outcome, ProviderErrorOutcome) else sent[0]
-    turn_verdict = grade_turn(ctx, planned, scored, ctx.suite.tools_for(planned.case))
-    later = forbidden_writes(effective_spec(planned.case), conversation.transcript, conversation.writes)
-    verdict = recovery_verdict(
-        turn_verdict, score, expected_kind=planned.case.expected.kind, later_writes=later
-    )
-    return make_record(
-        ctx,
-        planned,
-        started_at,
-        sent,
-        verdict,
-        scored=scored,
-        turns=conversation.log,
-        continuation=conversation.continuation,
-    )
+
+    def finish() -> Record:
+        sent = conversation.sent
+        final = sent[-1]
+        scored = final if isinstance(final.exchange.turn.outcome, ProviderErrorOutcome) else sent[0]
+        turn_verdict = grade_turn(ctx, planned, scored, ctx.suite.tools_for(planned.case))
+        later = forbidden_writes(effective_spec(planned.case), conversation.transcript, conversation.writes)
+        verdict = recovery_verdict(
+            turn_verdict, score, expected_kind=planned.case.expected.kind, later_writes=later
+        )
+        return make_record(
+            ctx,
+            planned,
+            started_at,
+            sent,
+            verdict,
+            scored=scored,
+            turns=conversation.log,
+            continuation=conversation.continuation,
+        )
+
+    return finish
