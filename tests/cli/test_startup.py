@@ -61,6 +61,14 @@ def test_the_check_sees_a_heavy_import() -> None:
     assert {"pydantic", "aiohttp", "fcbench.run"} <= set(heavy_among(modules))
 
 
+def test_the_run_verb_does_not_load_the_markdown_renderer() -> None:
+    # fcbench run prints tables, not markdown: rich's markdown renderer (markdown-it, pygments) takes
+    # 30-40 ms to import
+    modules = modules_after("import fcbench.cli.run, fcbench.cli.common, fcbench.report.terminal")
+    assert "fcbench.report.fit" in modules
+    assert not {"rich.markdown", "markdown_it", "pygments"} & set(modules)
+
+
 def test_help_lists_every_verb_and_imports_nothing_heavy() -> None:
     verbs = sorted(typer.main.get_command(build_app()).commands)  # type: ignore[attr-defined]
     assert len(verbs) >= 10

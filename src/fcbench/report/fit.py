@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterator, Sequence
 
 from rich.console import Console, Group, RenderableType
-from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
@@ -106,6 +105,8 @@ def markdown_blocks(text: str) -> Iterator[tuple[str, list[str]]]:
 def print_markdown(console: Console, text: str) -> None:
     """Print a markdown report for a person: prose through rich's renderer, each table with
     :func:`fitted` (a table when it fits the terminal, one block per row when it does not)."""
+    from rich.markdown import Markdown  # markdown-it and pygments: only for a report printed here
+
     for kind, lines in markdown_blocks(text):
         if kind == "text":
             if any(line.strip() for line in lines):
