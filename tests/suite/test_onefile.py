@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+import fcbench.suite.checks
 import fcbench.suite.onefile
 from fcbench import adapters
 from fcbench.adapters.base import RequestOptions, ToolChoice
@@ -237,3 +238,56 @@ def test_no_system_prompt_means_no_system_message_in_any_dialect(tmp_path: Path)
         "Be brief.", [UserMessage(content="hi")], tools, ToolChoice(), RequestOptions(model="m")
     )
     assert with_system.body["messages"][0] == {"role": "system", "content": "Be brief."}
+
+
+# ---- what a clean load of a large suite does not do twice
+
+
+def _json_suite(tmp_path: Path, cases: int, duplicate: bool = False) -> Path:
+    doc = yaml.safe_load(YAML_SUITE)
+    doc["cases"] = [
+        {"id": f"w{i:04d}", "prompt": f"Weather {i}?", "expected": doc["cases"][0]["expected"]}
+        for i in range(cases)
+    ]
+    if duplicate:
+        doc["cases"][-1]["id"] = "w0000"
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(doc, indent=2))
+    return path
+
+
+def test_each_tool_schema_is_compiled_once_however_many_cases_name_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compiled: list[object] = []
+    real = fcbench.suite.checks.BoundedValidator
+
+    def counting(schema: Any, **kwargs: Any) -> Any:
+        compiled.append(schema)
+        return real(schema, **kwargs)
+
+    monkeypatch.setattr(fcbench.suite.checks, "BoundedValidator", counting)
+    suite = load_suite(str(_json_suite(tmp_path, 200)))
+    assert len(suite.cases) == 200
+    assert len(compiled) == 1  # get_weather, named by all 200 cases
+
+
+def test_a_clean_json_suite_is_not_walked_for_lines_but_a_problem_still_names_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    walks: list[int] = []
+    real = fcbench.suite.onefile.json_key_lines
+
+    def counting(text: str) -> Any:
+        walks.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(fcbench.suite.onefile, "json_key_lines", counting)
+    assert len(load_suite(str(_json_suite(tmp_path, 50))).cases) == 50
+    assert walks == []
+    broken = _json_suite(tmp_path, 50, duplicate=True)
+    with pytest.raises(SuiteError) as caught:
+        load_suite(str(broken))
+    first = broken.read_text().split("\n").index('      "id": "w0000",')  # the line before: its "{"
+    assert f"duplicate id 'w0000' (first used on cases[0] (line {first}))" in str(caught.value)
+    assert len(walks) == 1

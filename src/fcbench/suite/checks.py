@@ -10,10 +10,11 @@ earlier call. Every check reports :class:`~fcbench.suite.tools.Finding` values; 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from jsonschema import ValidationError as SchemaViolation
 from pydantic import ValidationError
 
 from fcbench.contract import AssistantMessage, Tool, ToolResultMessage
@@ -42,6 +43,25 @@ _ROOT_KEYWORDS_KEPT = frozenset({"additionalProperties", "unevaluatedProperties"
 """Root-level schema errors that still apply when only some of the arguments are known."""
 
 
+class SchemaCheckers:
+    """The argument validator of each tool, compiled the first time a case's arguments are checked
+    against it and reused for every other case that names the tool."""
+
+    def __init__(self) -> None:
+        self._by_tool: dict[int, tuple[Tool, Any]] = {}
+
+    def errors(self, tool: Tool, instance: Any) -> Iterator[SchemaViolation]:
+        """Every error of ``instance`` against ``tool``'s parameter schema."""
+        entry = self._by_tool.get(id(tool))
+        if entry is None or entry[0] is not tool:  # kept with its tool, so an id is never reused
+            entry = self._by_tool[id(tool)] = (
+                tool,
+                BoundedValidator(tool.parameters, format_checker=FORMAT_CHECKER),
+            )
+        errors: Iterator[SchemaViolation] = entry[1].iter_errors(instance)
+        return errors
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """The tool sets a case may name."""
@@ -50,12 +70,15 @@ class ToolContext:
     """Valid tool sets by name."""
     broken_sets: frozenset[str] = frozenset()
     """Tool sets that exist but failed to load (cases naming them are not checked further)."""
+    checkers: SchemaCheckers = field(default_factory=SchemaCheckers, compare=False, repr=False)
+    """The tools' compiled argument validators, shared by the checks of every case."""
 
 
-def _schema_errors(tool: Tool, instance: Any, partial: bool) -> list[tuple[tuple[Key, ...], str]]:
-    validator = BoundedValidator(tool.parameters, format_checker=FORMAT_CHECKER)
+def _schema_errors(
+    checkers: SchemaCheckers, tool: Tool, instance: Any, partial: bool
+) -> list[tuple[tuple[Key, ...], str]]:
     errors = []
-    for error in validator.iter_errors(instance):
+    for error in checkers.errors(tool, instance):
         keys = tuple(error.absolute_path)
         if partial and not keys and error.validator not in _ROOT_KEYWORDS_KEPT:
             continue
@@ -63,7 +86,7 @@ def _schema_errors(tool: Tool, instance: Any, partial: bool) -> list[tuple[tuple
     return sorted(errors, key=lambda item: [str(k) for k in item[0]])
 
 
-def _assertion_findings(tool: Tool, arguments: dict[str, Any]) -> list[Finding]:
+def _assertion_findings(checkers: SchemaCheckers, tool: Tool, arguments: dict[str, Any]) -> list[Finding]:
     try:
         assertion = ArgumentAssertion.model_validate(arguments)
     except ValidationError as exc:
@@ -84,13 +107,13 @@ def _assertion_findings(tool: Tool, arguments: dict[str, Any]) -> list[Finding]:
             findings.append(
                 Finding(("tolerant", index), f"tolerant key {key!r} is not a parameter of {tool.name}")
             )
-    for path, message in _schema_errors(tool, dict(assertion.requiredEquals), partial=True):
+    for path, message in _schema_errors(checkers, tool, dict(assertion.requiredEquals), partial=True):
         findings.append(
             Finding(("requiredEquals", *path), f"rejected by the schema of {tool.name}: {message}")
         )
     for key, options in assertion.oneOf.items():
         for index, option in enumerate(options):
-            for _keys, message in _schema_errors(tool, {key: option}, partial=True):
+            for _keys, message in _schema_errors(checkers, tool, {key: option}, partial=True):
                 findings.append(
                     Finding(("oneOf", key, index), f"rejected by the schema of {tool.name}: {message}")
                 )
@@ -131,7 +154,9 @@ def _assertion_findings(tool: Tool, arguments: dict[str, Any]) -> list[Finding]:
     return findings
 
 
-def call_findings(call: ExpectedCall, tools: Mapping[str, Tool], set_label: str) -> list[Finding]:
+def call_findings(
+    checkers: SchemaCheckers, call: ExpectedCall, tools: Mapping[str, Tool], set_label: str
+) -> list[Finding]:
     """Check one expected call: the tool exists and its arguments suit the tool's schema."""
     tool = tools.get(call.name)
     if tool is None:
@@ -140,10 +165,10 @@ def call_findings(call: ExpectedCall, tools: Mapping[str, Tool], set_label: str)
     if call.arguments is None:
         return []
     if is_assertion(call.arguments):
-        return [f.under("arguments") for f in _assertion_findings(tool, call.arguments)]
+        return [f.under("arguments") for f in _assertion_findings(checkers, tool, call.arguments)]
     return [
         Finding(("arguments", *keys), f"rejected by the schema of {tool.name}: {message}")
-        for keys, message in _schema_errors(tool, call.arguments, partial=False)
+        for keys, message in _schema_errors(checkers, tool, call.arguments, partial=False)
     ]
 
 
@@ -196,7 +221,9 @@ def _history_findings(case: Case, tools: Mapping[str, Tool], set_label: str) -> 
     return findings
 
 
-def _recovery_findings(case: Case, tools: Mapping[str, Tool], set_label: str) -> list[Finding]:
+def _recovery_findings(
+    checkers: SchemaCheckers, case: Case, tools: Mapping[str, Tool], set_label: str
+) -> list[Finding]:
     spec = case.recovery
     if spec is None:
         return []
@@ -215,7 +242,8 @@ def _recovery_findings(case: Case, tools: Mapping[str, Tool], set_label: str) ->
             )
     if spec.expect_call is not None:
         findings.extend(
-            f.under("recovery", "expect_call") for f in call_findings(spec.expect_call, tools, set_label)
+            f.under("recovery", "expect_call")
+            for f in call_findings(checkers, spec.expect_call, tools, set_label)
         )
     return findings
 
@@ -252,14 +280,17 @@ def case_findings(case: Case, context: ToolContext) -> list[Finding]:
         return findings
     expected = case.expected
     if isinstance(expected, ExpectTool):
-        findings.extend(f.under("expected") for f in call_findings(expected, tools, label))
+        findings.extend(f.under("expected") for f in call_findings(context.checkers, expected, tools, label))
     elif isinstance(expected, ExpectTools):
         for index, call in enumerate(expected.calls):
-            findings.extend(f.under("expected", "calls", index) for f in call_findings(call, tools, label))
+            findings.extend(
+                f.under("expected", "calls", index)
+                for f in call_findings(context.checkers, call, tools, label)
+            )
     elif isinstance(expected, ExpectClarification):
         findings.extend(f.under("expected") for f in _clarification_findings(expected, tools, label))
     findings.extend(_history_findings(case, tools, label))
-    findings.extend(_recovery_findings(case, tools, label))
+    findings.extend(_recovery_findings(context.checkers, case, tools, label))
     for wire_name in case.name_map or {}:
         if wire_name not in tools:
             findings.append(Finding(("name_map", wire_name), f"{wire_name!r} is not a tool of {label}"))

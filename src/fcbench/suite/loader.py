@@ -30,6 +30,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -305,12 +306,13 @@ def check_case(data: Any, context: ToolContext, report: Report) -> Case | None:
     return case
 
 
-def check_case_ids(parsed: Sequence[tuple[Report, str, Case]]) -> None:
-    """Duplicate ids and dangling ``paraphrase_of`` among cases given as (report, where shown, case)."""
-    first_seen: dict[str, str] = {}
+def check_case_ids(parsed: Sequence[tuple[Report, Callable[[], str], Case]]) -> None:
+    """Duplicate ids and dangling ``paraphrase_of`` among cases given as (report, where shown, case);
+    where a case is shown is asked for only when a duplicate names it."""
+    first_seen: dict[str, Callable[[], str]] = {}
     for report, where, case in parsed:
         if case.id in first_seen:
-            report([Finding(("id",), f"duplicate id {case.id!r} (first used on {first_seen[case.id]})")])
+            report([Finding(("id",), f"duplicate id {case.id!r} (first used on {first_seen[case.id]()})")])
         else:
             first_seen[case.id] = where
     for report, _, case in parsed:
@@ -421,7 +423,7 @@ def _load_cases(reader: _Reader, context: ToolContext) -> list[Case]:
         [
             (
                 _line_reporter(reader, name, number),
-                f"line {number}" if name == CASES_FILE else f"{name} line {number}",
+                partial(str, f"line {number}" if name == CASES_FILE else f"{name} line {number}"),
                 case,
             )
             for name, number, case in parsed

@@ -24,7 +24,8 @@ errors. The dataset hash covers the file's decoded text, as for a folder's files
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -114,18 +115,20 @@ def _yaml_lines(node: yaml.Node) -> Lines:
     return lines
 
 
-def _parse(text: str, is_json: bool) -> tuple[Any, Lines]:
-    """The document and the line of each of its values; raises ``ValueError`` (with ``.line``)."""
+def _parse(text: str, is_json: bool) -> tuple[Any, Callable[[], Lines]]:
+    """The document and what gives the line of each of its values; raises ``ValueError`` (with
+    ``.line``). A JSON document's lines are found only when a problem needs one (a walk of the
+    text takes a third of a clean load)."""
     if is_json:
-        return strict_json_loads(text), json_key_lines(text)
+        return strict_json_loads(text), partial(json_key_lines, text)
     try:
         loader = FAST_YAML_LOADER(text)
         try:
             node = loader.get_single_node()
             if node is None:
-                return None, {}
+                return None, dict
             lines = _yaml_lines(node)
-            return loader.construct_document(node), lines
+            return loader.construct_document(node), partial(dict, lines)
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
@@ -138,10 +141,15 @@ def _parse(text: str, is_json: bool) -> tuple[Any, Lines]:
 class _OneFile:
     """One load of a one-file suite: where problems go, and the report of each part."""
 
-    def __init__(self, reader: _Reader, name: str, lines: Lines) -> None:
+    def __init__(self, reader: _Reader, name: str, lines: Callable[[], Lines]) -> None:
         self.reader = reader
         self.name = name
-        self.lines = lines
+        self._lines_of = lines
+
+    @cached_property
+    def lines(self) -> Lines:
+        """The line of each value of the document, by its path."""
+        return self._lines_of()
 
     def report(self, *prefix: Key) -> Report:
         def report(findings: Sequence[Finding]) -> None:
@@ -154,6 +162,10 @@ class _OneFile:
 
     def line(self, *keys: Key) -> int | None:
         return line_at(self.lines, keys)
+
+    def case_where(self, index: int) -> str:
+        """Where case ``index`` is shown in a problem: its place in the list, and its line."""
+        return f"cases[{index}] (line {self.line('cases', index)})"
 
 
 def _tool_sets(doc: _OneFile, value: Any, given: Sequence[str]) -> tuple[ToolContext, list[ToolImport]]:
@@ -200,7 +212,7 @@ def _cases(doc: _OneFile, value: Any, context: ToolContext) -> list[Any]:
         report = doc.report("cases", index)
         case = check_case(item, context, report)
         if case is not None:
-            parsed.append((report, f"cases[{index}] (line {doc.line('cases', index)})", case))
+            parsed.append((report, partial(doc.case_where, index), case))
     check_case_ids(parsed)
     return [case for _, _, case in parsed]
 
