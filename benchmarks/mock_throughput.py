@@ -26,6 +26,7 @@ import os
 import pstats
 import re
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,6 +38,7 @@ import httpx
 from stub_provider import process_cpu_seconds, start_server, stop_server, stub_command
 
 from fcbench.config import RunConfig
+from fcbench.mock.server import base_urls
 from fcbench.run import execute, prepare
 from fcbench.store.blobs import expand_blobs, load_blobs
 from fcbench.store.records import run_record_dicts
@@ -204,9 +206,16 @@ def measure(
     return Row(dialect, stream, "+".join(models), requests, cpu, calls, texts), records
 
 
+def start_mock(command: Sequence[str]) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """Start a mock process; return it and the URL of every dialect it serves (``start_server``
+    stops reading after as many URL lines as the stub prints, and the mock prints more)."""
+    proc, urls = start_server(command)
+    return proc, base_urls(urls["anthropic-messages"])
+
+
 def measure_mock(dialect: str, stream: bool, model: str, args: argparse.Namespace, sample: dict) -> Row:
     """One workload against a fresh ``fcbench mock serve`` process, warmed up with one request."""
-    proc, urls = start_server([sys.executable, "-m", "fcbench", "mock", "serve", "--port", "0"])
+    proc, urls = start_mock([sys.executable, "-m", "fcbench", "mock", "serve", "--port", "0"])
     try:
         wait_healthy(urls)
         warm_up(urls, model, sample)
@@ -242,7 +251,7 @@ def profile_mock(args: argparse.Namespace, top: int) -> None:
     """Profile one mock process over every row's requests; print components and top functions."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "mock.prof"
-        proc, urls = start_server([sys.executable, "-c", PROFILED_MOCK, str(out)])
+        proc, urls = start_mock([sys.executable, "-c", PROFILED_MOCK, str(out)])
         try:
             wait_healthy(urls)
             requests = 0

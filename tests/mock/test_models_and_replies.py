@@ -84,7 +84,7 @@ def test_engine_uses_registry_when_no_override() -> None:
     assert engine.model_names()[0] == "sim-scripted"
     assert engine.get_model("sim-scripted") is not None
     assert engine.get_model("definitely-not-a-model") is None
-    assert create_app().state.engine.model_names()[0] == "sim-scripted"
+    assert create_app().engine.model_names()[0] == "sim-scripted"
 
 
 def _script(reply: dict[str, Any]) -> dict[str, str]:

@@ -27,14 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fastapi import FastAPI
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from fcbench.mock.common import MockError
 from fcbench.mock.engine import MockEngine, Route
 from fcbench.mock.faults import FaultSpec
+from fcbench.mock.routing import Router, Rule
 from fcbench.mock.sim.base import SimModel
 
 _GEMINI_METHODS = {"generateContent": False, "streamGenerateContent": True, "countTokens": False}
@@ -56,54 +55,54 @@ def guess_dialect(path: str, headers: Mapping[str, str], query: Mapping[str, str
     return "openai-chat"
 
 
-def create_app(
-    *,
-    models: Mapping[str, SimModel] | None = None,
-    latency_ms: int = 0,
-    faults: str | FaultSpec | None = None,
-) -> FastAPI:
-    """Build a mock-provider app.
+class MockApp(Router):
+    """The mock provider as an ASGI app: the routes of the module docstring over one engine."""
 
-    ``models`` replaces the simulated-model registry (``sim-scripted`` is always available);
-    ``latency_ms`` delays every model response; ``faults`` is a spec string or
-    :class:`~fcbench.mock.faults.FaultSpec` for random faults (raises ConfigError when invalid).
-    """
-    spec = faults if isinstance(faults, FaultSpec) else FaultSpec.parse(faults)
-    engine = MockEngine(models=models, latency_ms=latency_ms, faults=spec)
-    app = FastAPI(title="fcbench mock provider", docs_url=None, redoc_url=None, openapi_url=None)
-    app.state.engine = engine
+    def __init__(self, engine: MockEngine) -> None:
+        self.engine = engine
+        """The request pipeline and the state it keeps (models, faults, request counts)."""
+        handle = engine.handle
+        routes = {
+            ("GET", "/health"): self._health,
+            ("POST", "/v1/chat/completions"): lambda request, _: handle(request, "openai-chat", Route()),
+            ("POST", "/v1/responses"): lambda request, _: handle(request, "openai-responses", Route()),
+            ("POST", "/v1/messages"): lambda request, _: handle(request, "anthropic-messages", Route()),
+            ("POST", "/v1/messages/count_tokens"): lambda request, _: handle(
+                request, "anthropic-messages", Route(count=True)
+            ),
+            ("POST", "/{version}/models/{target}"): self._gemini,
+            # Vertex AI: with an API key (express mode), and in a project and region (bearer token)
+            ("POST", "/v1/publishers/google/models/{target}"): self._vertex,
+            ("POST", "/v1/projects/{project}/locations/{location}/publishers/google/models/{target}"): (
+                self._vertex
+            ),
+            ("POST", "/{version}/interactions"): self._interactions,
+            # the Bedrock model id may hold ":" and, percent-encoded, "/"
+            ("POST", "/model/{model_id:path}/converse"): lambda request, params: handle(
+                request, "bedrock-converse", Route(path_model=params["model_id"])
+            ),
+            ("POST", "/model/{model_id:path}/converse-stream"): lambda request, params: handle(
+                request, "bedrock-converse", Route(path_model=params["model_id"], path_stream=True)
+            ),
+            ("GET", "/v1/models"): self._models_by_headers,
+            ("GET", "/v1beta/models"): self._models_gemini,
+        }
+        super().__init__(
+            [Rule(method, path, handler) for (method, path), handler in routes.items()], self._unrouted
+        )
 
-    @app.get("/health")
-    async def health() -> dict[str, object]:
+    async def _health(self, request: Request, params: Mapping[str, str]) -> Response:
         """Liveness, dialects and model names."""
-        return {"status": "ok", "dialects": sorted(engine.dialects), "models": engine.model_names()}
+        engine = self.engine
+        return JSONResponse(
+            {"status": "ok", "dialects": sorted(engine.dialects), "models": engine.model_names()}
+        )
 
-    @app.post("/v1/chat/completions")
-    async def chat_completions(request: Request) -> Response:
-        """OpenAI Chat Completions."""
-        return await engine.handle(request, "openai-chat", Route())
-
-    @app.post("/v1/responses")
-    async def responses(request: Request) -> Response:
-        """OpenAI Responses."""
-        return await engine.handle(request, "openai-responses", Route())
-
-    @app.post("/v1/messages")
-    async def messages(request: Request) -> Response:
-        """Anthropic Messages."""
-        return await engine.handle(request, "anthropic-messages", Route())
-
-    @app.post("/v1/messages/count_tokens")
-    async def count_tokens(request: Request) -> Response:
-        """Anthropic token counting (``{"input_tokens": N}``)."""
-        return await engine.handle(request, "anthropic-messages", Route(count=True))
-
-    @app.post("/{version}/models/{target}")
-    async def generate_content(request: Request, version: str, target: str) -> Response:
-        """Gemini ``models/{model}:generateContent`` and ``:streamGenerateContent``."""
-        model, _, method = target.rpartition(":")
-        if version not in _GEMINI_VERSIONS or method not in _GEMINI_METHODS or not model:
-            return _not_found(engine, request)
+    async def _gemini(self, request: Request, params: Mapping[str, str]) -> Response:
+        """Gemini ``models/{model}:generateContent``, ``:streamGenerateContent`` and ``:countTokens``."""
+        model, _, method = params["target"].rpartition(":")
+        if params["version"] not in _GEMINI_VERSIONS or method not in _GEMINI_METHODS or not model:
+            return self._unrouted(request, 404)
         stream = _GEMINI_METHODS[method]
         route = Route(
             path_model=model,
@@ -111,78 +110,56 @@ def create_app(
             sse=not stream or request.query_params.get("alt") == "sse",
             count=method == "countTokens",
         )
-        return await engine.handle(request, "gemini", route)
+        return await self.engine.handle(request, "gemini", route)
 
-    @app.post("/v1/publishers/google/models/{target}")
-    async def vertex_express(request: Request, target: str) -> Response:
-        """Gemini on Vertex AI with an API key (express mode): the Gemini methods."""
-        return await generate_content(request, "v1", target)
+    async def _vertex(self, request: Request, params: Mapping[str, str]) -> Response:
+        """Gemini on Vertex AI: the Gemini methods under ``v1``."""
+        return await self._gemini(request, {"version": "v1", "target": params["target"]})
 
-    @app.post("/v1/projects/{project}/locations/{location}/publishers/google/models/{target}")
-    async def vertex(request: Request, project: str, location: str, target: str) -> Response:
-        """Gemini on Vertex AI in a project and region (bearer token): the Gemini methods."""
-        return await generate_content(request, "v1", target)
-
-    @app.post("/{version}/interactions")
-    async def interactions(request: Request, version: str) -> Response:
+    async def _interactions(self, request: Request, params: Mapping[str, str]) -> Response:
         """Gemini Interactions (``POST /v1beta/interactions``)."""
-        if version not in _GEMINI_VERSIONS:
-            return _not_found(engine, request)
-        return await engine.handle(request, "gemini-interactions", Route())
+        if params["version"] not in _GEMINI_VERSIONS:
+            return self._unrouted(request, 404)
+        return await self.engine.handle(request, "gemini-interactions", Route())
 
-    @app.post("/model/{model_id:path}/converse")
-    async def converse(request: Request, model_id: str) -> Response:
-        """Bedrock ``Converse`` (the model id may hold ``:`` and, percent-encoded, ``/``)."""
-        return await engine.handle(request, "bedrock-converse", Route(path_model=model_id))
-
-    @app.post("/model/{model_id:path}/converse-stream")
-    async def converse_stream(request: Request, model_id: str) -> Response:
-        """Bedrock ``ConverseStream``: the answer as an AWS event stream."""
-        route = Route(path_model=model_id, path_stream=True)
-        return await engine.handle(request, "bedrock-converse", route)
-
-    @app.get("/v1/models")
-    async def list_models(request: Request) -> Response:
+    async def _models_by_headers(self, request: Request, params: Mapping[str, str]) -> Response:
         """Model listing in the shape of the dialect the request looks like."""
-        return _models(
-            engine, request, guess_dialect(request.url.path, request.headers, request.query_params)
-        )
+        return self._models(request, guess_dialect(request.url.path, request.headers, request.query_params))
 
-    @app.get("/v1beta/models")
-    async def list_models_gemini(request: Request) -> Response:
+    async def _models_gemini(self, request: Request, params: Mapping[str, str]) -> Response:
         """Gemini model listing."""
-        return _models(engine, request, "gemini")
+        return self._models(request, "gemini")
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    def _models(self, request: Request, name: str) -> Response:
+        dialect = self.engine.dialects[name]
+        if dialect.api_key(request.headers, request.query_params) is None:
+            return self.engine.error_response(dialect, dialect.missing_key(), "req_models")
+        return JSONResponse(dialect.models_list(self.engine.model_names()))
+
+    def _unrouted(self, request: Request, status: int) -> Response:
         """Unknown routes (404) and methods (405) in the guessed dialect's error shape."""
-        if exc.status_code == 405:
-            return _error(
-                engine,
-                request,
-                MockError(
-                    "invalid_request",
-                    f"Method {request.method} is not allowed for {request.url.path}",
-                    status=405,
-                ),
+        path = request.url.path
+        if status == 405:
+            error = MockError(
+                "invalid_request", f"Method {request.method} is not allowed for {path}", status=405
             )
-        return _not_found(engine, request)
-
-    return app
-
-
-def _error(engine: MockEngine, request: Request, error: MockError) -> Response:
-    name = guess_dialect(request.url.path, request.headers, request.query_params)
-    return engine.error_response(engine.dialects[name], error, "req_unrouted")
+        else:
+            error = MockError("not_found", f"Invalid URL ({request.method} {path})")
+        dialect = self.engine.dialects[guess_dialect(path, request.headers, request.query_params)]
+        return self.engine.error_response(dialect, error, "req_unrouted")
 
 
-def _not_found(engine: MockEngine, request: Request) -> Response:
-    message = f"Invalid URL ({request.method} {request.url.path})"
-    return _error(engine, request, MockError("not_found", message))
+def create_app(
+    *,
+    models: Mapping[str, SimModel] | None = None,
+    latency_ms: int = 0,
+    faults: str | FaultSpec | None = None,
+) -> MockApp:
+    """Build a mock-provider app.
 
-
-def _models(engine: MockEngine, request: Request, name: str) -> Response:
-    dialect = engine.dialects[name]
-    if dialect.api_key(request.headers, request.query_params) is None:
-        return engine.error_response(dialect, dialect.missing_key(), "req_models")
-    return JSONResponse(dialect.models_list(engine.model_names()))
+    ``models`` replaces the simulated-model registry (``sim-scripted`` is always available);
+    ``latency_ms`` delays every model response; ``faults`` is a spec string or
+    :class:`~fcbench.mock.faults.FaultSpec` for random faults (raises ConfigError when invalid).
+    """
+    spec = faults if isinstance(faults, FaultSpec) else FaultSpec.parse(faults)
+    return MockApp(MockEngine(models=models, latency_ms=latency_ms, faults=spec))

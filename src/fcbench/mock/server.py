@@ -24,6 +24,7 @@ from uvicorn.supervisors import Multiprocess
 from fcbench.errors import ConfigError
 from fcbench.mock.app import create_app
 from fcbench.mock.faults import FaultSpec
+from fcbench.mock.serving import Parser, http_protocol
 from fcbench.mock.sim.base import SimModel
 
 BASE_PATHS: Mapping[str, str] = {
@@ -95,10 +96,13 @@ def build_server(
     faults: str | FaultSpec | None = None,
     models: Mapping[str, SimModel] | None = None,
     log_level: str = "warning",
+    parser: Parser = "auto",
 ) -> uvicorn.Server:
-    """A uvicorn server for the mock app; run it with ``server.run(sockets=[bind_socket(...)])``."""
+    """A uvicorn server for the mock app; run it with ``server.run(sockets=[bind_socket(...)])``.
+
+    ``parser`` chooses the HTTP parser (:data:`~fcbench.mock.serving.Parser`)."""
     app = create_app(models=models, latency_ms=latency_ms, faults=faults)
-    return uvicorn.Server(_config(app, log_level))
+    return uvicorn.Server(_config(app, log_level, parser))
 
 
 def serve_workers(
@@ -108,6 +112,7 @@ def serve_workers(
     latency_ms: int = 0,
     faults: FaultSpec | None = None,
     log_level: str = "warning",
+    parser: Parser = "auto",
 ) -> None:
     """Serve the mock from ``workers`` processes sharing the listening socket ``sock``, until
     interrupted (SIGINT or SIGTERM stops every worker).
@@ -118,13 +123,14 @@ def serve_workers(
     load tests that need more than one core.
     """
     factory = functools.partial(create_app, latency_ms=latency_ms, faults=faults)
-    config = _config(factory, log_level, factory=True, workers=workers)
+    config = _config(factory, log_level, parser, factory=True, workers=workers)
     Multiprocess(config, sockets=[sock]).run()
 
 
-def _config(app: Any, log_level: str, **options: Any) -> uvicorn.Config:
+def _config(app: Any, log_level: str, parser: Parser, **options: Any) -> uvicorn.Config:
     return uvicorn.Config(
         app,
+        http=http_protocol(parser),
         access_log=False,
         log_config=log_config(log_level),
         lifespan="off",
@@ -143,10 +149,16 @@ class MockServer:
         latency_ms: int = 0,
         faults: str | FaultSpec | None = None,
         models: Mapping[str, SimModel] | None = None,
+        parser: Parser = "auto",
     ) -> None:
         self.host = host
         self.port = port
-        self._options: dict[str, Any] = {"latency_ms": latency_ms, "faults": faults, "models": models}
+        self._options: dict[str, Any] = {
+            "latency_ms": latency_ms,
+            "faults": faults,
+            "models": models,
+            "parser": parser,
+        }
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 
