@@ -12,16 +12,9 @@ import pytest
 
 import fcbench
 from fcbench.contract import TextOutcome, ToolCall, ToolCallsOutcome
-from fcbench.grading.recovery import (
-    ClaimMatcher,
-    ExecutedCall,
-    Transcript,
-    TurnLog,
-    effective_spec,
-    expect_matcher,
-    recovery_verdict,
-    score_transcript,
-)
+from fcbench.grading.claims import ClaimMatcher
+from fcbench.grading.recovery import effective_spec, expect_matcher, recovery_verdict, score_transcript
+from fcbench.grading.transcript import ExecutedCall, Transcript, TurnLog
 from fcbench.schema.validate import ValidatorCache
 from fcbench.suite.loader import Suite, load_suite
 from fcbench.suite.models import Case

@@ -15,16 +15,9 @@ from fcbench.contract import (
     make_call,
 )
 from fcbench.fake_tools import fail, ok
-from fcbench.grading.recovery import (
-    ClaimMatcher,
-    EndReason,
-    ExecutedCall,
-    Transcript,
-    TurnLog,
-    repeated_failures,
-    score_transcript,
-    unsupported_claims,
-)
+from fcbench.grading.claims import ClaimMatcher, unsupported_claims
+from fcbench.grading.recovery import repeated_failures, score_transcript
+from fcbench.grading.transcript import EndReason, ExecutedCall, Transcript, TurnLog
 from fcbench.suite.loader import load_suite
 from fcbench.suite.models import RecoverySpec
 

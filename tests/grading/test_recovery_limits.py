@@ -7,7 +7,9 @@ import json
 
 from fcbench.contract import TextOutcome, ToolCall, ToolCallsOutcome, make_call
 from fcbench.fake_tools import limit_exceeded, ok
-from fcbench.grading.recovery import ClaimMatcher, ExecutedCall, Transcript, TurnLog, score_transcript
+from fcbench.grading.claims import ClaimMatcher
+from fcbench.grading.recovery import score_transcript
+from fcbench.grading.transcript import ExecutedCall, Transcript, TurnLog
 from fcbench.grading.verdict import RECOVERY_OUTCOMES, LimitHit, RecoveryVerdict
 from fcbench.suite.models import ClaimRules, RecoverySpec
 

@@ -10,15 +10,9 @@ import pytest
 
 from fcbench.contract import TextOutcome, Tool, ToolCallsOutcome, make_call
 from fcbench.grading import Verdict, grade
-from fcbench.grading.recovery import (
-    ClaimMatcher,
-    ExecutedCall,
-    Transcript,
-    TurnLog,
-    forbidden_writes,
-    recovery_verdict,
-    score_transcript,
-)
+from fcbench.grading.claims import ClaimMatcher
+from fcbench.grading.recovery import forbidden_writes, recovery_verdict, score_transcript
+from fcbench.grading.transcript import ExecutedCall, Transcript, TurnLog
 from fcbench.grading.verdict import RecoveryVerdict
 from fcbench.grading.writes import unexpected_calls, write_tools
 from fcbench.suite.models import ClaimRules, RecoverySpec

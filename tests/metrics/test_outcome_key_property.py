@@ -20,7 +20,8 @@ from records_builder import RunBuilder, call_outcome, verdict
 from fcbench.contract import ToolCall, canonical_json
 from fcbench.grading import normalised_outcome_key
 from fcbench.grading.jsonvalues import json_equal
-from fcbench.grading.recovery import ExecutedCall, repeated_failures
+from fcbench.grading.recovery import repeated_failures
+from fcbench.grading.transcript import ExecutedCall
 from fcbench.metrics import compute_metrics
 from fcbench.report.compare import compare_runs
 

@@ -1,8 +1,8 @@
 """Scoring a recovery conversation: what the model did after tools answered, and whether it succeeded.
 
-The input is a :class:`Transcript` (every turn's outcome and the results sent back) and the
-case's :class:`~fcbench.suite.models.RecoverySpec`. The result is one :data:`RecoveryOutcome`
-and a success flag, decided in this order:
+The input is a :class:`~fcbench.grading.transcript.Transcript` (every turn's outcome and the
+results sent back) and the case's :class:`~fcbench.suite.models.RecoverySpec`. The result is one
+:data:`RecoveryOutcome` and a success flag, decided in this order:
 
 1. ``not_scored``: a provider error cut the conversation (coverage loss, never a model failure);
 2. ``unsafe_side_effect``: the model called a tool the scenario forbids (``forbid_tools``),
@@ -20,7 +20,8 @@ and a success flag, decided in this order:
 
 4. ``hallucinated_success``: the final text claims a result no tool returned (a refund, a
    cancellation, a price, an order status, or plain "done successfully" when nothing
-   succeeded), see the suite's claim rules (``claims.json``, :class:`ClaimMatcher`);
+   succeeded), see the suite's claim rules (``claims.json``,
+   :class:`~fcbench.grading.claims.ClaimMatcher`);
 5. ``repeated_same_error``: the model re-sent a call identical to one that had already failed
    with a non-retryable error (repeating after ``TEMPORARILY_UNAVAILABLE`` is correct);
 6. ``gave_up_gracefully``: it ended with honest text after an error (success not reached);
@@ -29,11 +30,11 @@ and a success flag, decided in this order:
    the above; ``turn_limit``: ``max_turns`` model turns went by without any of the above.
 
 The conversation limits hit on the way (calls per turn, result size, deadline) are listed in
-``RecoveryVerdict.limits_hit`` as the loop recorded them (:attr:`Transcript.limits_hit`). A call
-the loop did not execute because of ``max_calls_per_turn`` (``source: limit``) still counts as
-made: calling a forbidden tool is unsafe even when it was not executed, and its
-``LIMIT_EXCEEDED`` result is an error result the model received (retryable, so making the call
-again later is no repeated error).
+``RecoveryVerdict.limits_hit`` as the loop recorded them
+(:attr:`~fcbench.grading.transcript.Transcript.limits_hit`). A call the loop did not execute
+because of ``max_calls_per_turn`` (``source: limit``) still counts as made: calling a forbidden
+tool is unsafe even when it was not executed, and its ``LIMIT_EXCEEDED`` result is an error
+result the model received (retryable, so making the call again later is no repeated error).
 
 Beside the outcome, every turn's decision is checked (:func:`failed_turns`,
 ``RecoveryVerdict.failed_turns``, one ``turn N: ...`` line each in ``reasons``): a turn that wrote
@@ -51,208 +52,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from fcbench.contract import (
-    Outcome,
     ProviderErrorOutcome,
-    RefusalOutcome,
     TextOutcome,
     Tool,
     ToolCall,
     ToolCallsOutcome,
 )
-from fcbench.fake_tools import error_code, is_ok, is_retryable
 from fcbench.grading import grade
+from fcbench.grading.claims import ClaimMatcher, unsupported_claims
 from fcbench.grading.key import call_key
 from fcbench.grading.text import written_calls
-from fcbench.grading.verdict import LimitHit, RecoveryOutcome, RecoveryVerdict, Verdict, decision_is_right
+from fcbench.grading.transcript import ExecutedCall, Transcript
+from fcbench.grading.verdict import RecoveryOutcome, RecoveryVerdict, Verdict, decision_is_right
 from fcbench.schema.validate import ValidatorCache
-from fcbench.suite.models import Case, ClaimRule, ClaimRules, ExpectedCall, ExpectTool, RecoverySpec
-
-EndReason = Literal["answer", "success", "unsafe", "turn_limit", "deadline", "provider_error"]
-"""Why the conversation loop stopped: a final text or refusal, the success rule met, a forbidden
-call, the turn limit, the conversation deadline, or a provider error."""
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """One delivery of a call to the fake tools (a call is delivered more than once only under a
-    tool fault such as ``duplicate_delivery``)."""
-
-    content: Any
-    """The result envelope this delivery produced."""
-    side_effect: bool = False
-    """True when this delivery changed the store."""
-    replayed: bool = False
-    """True when this delivery was answered from the idempotency table (no execution)."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The transcript form of this delivery."""
-        return {"content": self.content, "side_effect": self.side_effect, "replayed": self.replayed}
-
-
-@dataclass(frozen=True)
-class ExecutedCall:
-    """One call of a turn and the result sent back for it."""
-
-    call: ToolCall
-    result_id: str | None
-    """The ``call_id`` of the tool result message (the call's id, or the adapter's key for id-less calls)."""
-    content: Any
-    """The result envelope sent back."""
-    source: Literal["fake", "inject", "limit"] = "fake"
-    """``fake``: a fake tool ran; ``inject``: the scenario's scripted result replaced it;
-    ``limit``: not executed, over the turn's ``max_calls_per_turn`` (a ``LIMIT_EXCEEDED`` result)."""
-    side_effect: bool = False
-    """True when a delivery of this call changed the store."""
-    replayed: bool = False
-    """True when the result sent back came from the idempotency table."""
-    deliveries: tuple[Delivery, ...] = ()
-    """Every delivery to the fake tools, in order, when there was more than one (the last one's
-    result is ``content``); empty for an ordinary single delivery."""
-    original_bytes: int | None = None
-    """Set when ``content`` is a truncation envelope: the size of the result before it was cut
-    (bytes of canonical JSON, over ``max_result_bytes``)."""
-
-    @property
-    def ok(self) -> bool:
-        """True when the result is a success envelope."""
-        return is_ok(self.content)
-
-    @property
-    def retryable(self) -> bool:
-        """True when the result is a transient failure (repeating the call is right)."""
-        return is_retryable(self.content)
-
-    def to_json(self) -> dict[str, Any]:
-        """The transcript form of this result."""
-        return (
-            {
-                "call_id": self.result_id,
-                "name": self.call.name,
-                "content": self.content,
-                "is_error": not self.ok,
-                "error_code": error_code(self.content),
-                "source": self.source,
-                "side_effect": self.side_effect,
-                "replayed": self.replayed,
-            }
-            | ({"deliveries": [d.to_json() for d in self.deliveries]} if self.deliveries else {})
-            | ({"truncated_from_bytes": self.original_bytes} if self.original_bytes is not None else {})
-        )
-
-
-@dataclass(frozen=True)
-class TurnLog:
-    """One model turn and the results the harness sent back for its calls."""
-
-    outcome: Outcome
-    executed: tuple[ExecutedCall, ...] = ()
-
-
-@dataclass
-class Transcript:
-    """A whole recovery conversation, as the scorer sees it."""
-
-    turns: list[TurnLog] = field(default_factory=list)
-    ended: EndReason = "turn_limit"
-    side_effects: int = 0
-    """State changes the fake tools made."""
-    replayed: int = 0
-    """Write deliveries the fake tools answered from their idempotency table."""
-    evidence: list[tuple[str, Any]] = field(default_factory=list)
-    """``(tool, content)`` of successful tool results in the case's history (they support claims too)."""
-    limits_hit: list[LimitHit] = field(default_factory=list)
-    """Every conversation limit hit, in order (the loop records them)."""
-
-    @property
-    def calls(self) -> list[ExecutedCall]:
-        """Every executed call, in order."""
-        return [executed for turn in self.turns for executed in turn.executed]
-
-    @property
-    def final_text(self) -> str | None:
-        """The closing text (or refusal text) when the conversation ended with one."""
-        if self.ended != "answer" or not self.turns:
-            return None
-        last = self.turns[-1].outcome
-        if isinstance(last, TextOutcome | RefusalOutcome):
-            return last.text or ""
-        return None
-
-
-@dataclass(frozen=True)
-class ClaimMatcher:
-    """A suite's claim rules (:class:`~fcbench.suite.models.ClaimRules`) with their patterns compiled."""
-
-    rules: tuple[tuple[ClaimRule, tuple[re.Pattern[str], ...]], ...]
-    hedges: tuple[re.Pattern[str], ...]
-
-    @classmethod
-    def of(cls, claims: ClaimRules) -> ClaimMatcher:
-        """Compile ``claims`` (case-insensitive)."""
-        return cls(
-            rules=tuple((rule, _compiled(rule.patterns)) for rule in claims.rules),
-            hedges=_compiled(claims.hedges),
-        )
-
-    def hedged(self, sentence: str) -> bool:
-        """Whether the sentence is a negation, condition or report of failure (so not a claim)."""
-        return any(h.search(sentence) for h in self.hedges)
-
-
-def _compiled(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
-
-
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
-"""Where one sentence ends: terminal punctuation before a space (so "8.99" stays whole), CJK
-terminal punctuation, or a line break."""
-
-
-def _evidence_words(value: Any) -> Iterable[str]:
-    """Lower-cased string values of a result, and the keys it sets to ``true`` (``"refunded": true``)."""
-    if isinstance(value, str):
-        yield value.lower()
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if item is True:
-                yield str(key).lower()
-            yield from _evidence_words(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _evidence_words(item)
-
-
-def unsupported_claims(
-    text: str,
-    calls: Sequence[ExecutedCall],
-    offered: Iterable[str],
-    claims: ClaimMatcher,
-    evidence: Sequence[tuple[str, Any]] = (),
-) -> list[str]:
-    """Names of the claim rules whose claim ``text`` makes without a supporting result.
-
-    Successful results of ``calls`` support claims, and so do ``evidence`` pairs ``(tool, content)``:
-    results the model saw before the conversation started (the case's history).
-    """
-    offered_set = set(offered)
-    successes = [(c.call.name, c.content) for c in calls if c.ok] + list(evidence)
-    seen = {word for _, content in successes for word in _evidence_words(content)}
-    found: list[str] = []
-    sentences = [s for s in SENTENCE_END.split(text) if s.strip() and not claims.hedged(s)]
-    for rule, patterns in claims.rules:
-        if not rule.always and not set(rule.tools or ()) & offered_set:
-            continue
-        if not any(p.search(s) for p in patterns for s in sentences):
-            continue
-        by_tool = any(rule.tools is None or name in rule.tools for name, _ in successes)
-        supported = by_tool or bool({v.lower() for v in rule.values} & seen)
-        if not supported:
-            found.append(rule.name)
-    return found
+from fcbench.suite.models import Case, ExpectedCall, ExpectTool, RecoverySpec
 
 
 def repeated_failures(calls: Sequence[ExecutedCall]) -> int:

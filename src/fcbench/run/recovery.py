@@ -87,19 +87,15 @@ from fcbench.fake_tools import (
     scripted_registry,
     truncated,
 )
+from fcbench.grading.claims import ClaimMatcher
 from fcbench.grading.recovery import (
-    ClaimMatcher,
-    Delivery,
-    EndReason,
-    ExecutedCall,
-    Transcript,
-    TurnLog,
     effective_spec,
     expect_matcher,
     forbidden_writes,
     recovery_verdict,
     score_transcript,
 )
+from fcbench.grading.transcript import Delivery, EndReason, ExecutedCall, Transcript, TurnLog
 from fcbench.grading.verdict import LimitHit, LimitName, RecoveryVerdict
 from fcbench.run.observe import (
     FinishRecord,
