@@ -10,7 +10,8 @@ import pytest
 from fcbench.adapters import dialects
 from fcbench.contract import AssistantMessage, ToolResultMessage, UserMessage
 from fcbench.logs.entries import read_logs
-from fcbench.logs.requests import NOT_READ, READERS, RequestFormatError, read_gemini, read_request
+from fcbench.logs.request_parts import RequestFormatError
+from fcbench.logs.requests import NOT_READ, READERS, read_gemini, read_request
 
 LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
 DIALECTS = sorted(READERS)

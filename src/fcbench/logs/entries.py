@@ -35,7 +35,8 @@ from fcbench import adapters
 from fcbench.adapters.base import ParsedTurn
 from fcbench.adapters.sse import sse_events
 from fcbench.errors import InputError
-from fcbench.logs.requests import LoggedRequest, RequestFormatError, read_request
+from fcbench.logs.request_parts import LoggedRequest, RequestFormatError
+from fcbench.logs.requests import read_request
 
 
 @dataclass(frozen=True)

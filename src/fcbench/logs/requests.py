@@ -4,8 +4,9 @@ The adapters translate canonical requests into wire requests; these readers go t
 requests somebody else built (production traffic). One reader per dialect, in :data:`READERS`,
 keyed by the adapter registry's dialect names. A reader keeps what the canonical contract can say
 and notes what it had to leave out (images, hosted tools, reasoning items) in
-:attr:`LoggedRequest.notes`; it never guesses. A body it cannot read raises
-:class:`RequestFormatError` with the reason (the caller adds file and line).
+:attr:`~fcbench.logs.request_parts.LoggedRequest.notes`; it never guesses. A body it cannot read
+raises :class:`~fcbench.logs.request_parts.RequestFormatError` with the reason (the caller adds
+file and line).
 
 What each reader takes from the body:
 
@@ -30,131 +31,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from fcbench.contract import (
-    AssistantMessage,
-    Message,
-    SystemMessage,
-    Tool,
     ToolCall,
-    ToolResultMessage,
-    UserMessage,
     make_call,
     wire_text,
 )
+from fcbench.logs.request_parts import (
+    History,
+    LoggedRequest,
+    RequestFormatError,
+    json_list,
+    json_object,
+    read_tool,
+    text_parts,
+    tool_name,
+)
 from fcbench.schema.gemini import gemini_field, openapi_to_json_schema
-
-
-class RequestFormatError(ValueError):
-    """A logged request body that its dialect's reader cannot read (the message says why)."""
-
-
-@dataclass(frozen=True)
-class LoggedRequest:
-    """A logged wire request in canonical form."""
-
-    system: str | None
-    """The system prompt (leading system messages joined by a blank line), or None."""
-    messages: list[Message]
-    """The conversation as sent, in order (system messages after the first turn stay here)."""
-    tools: list[Tool]
-    """The function tools offered, canonical (every one ``side_effect: read``: a log cannot tell)."""
-    tool_choice: str = "auto"
-    """``auto``, ``required``, ``none`` or ``tool:NAME`` (read by ``ToolChoice.parse``)."""
-    model: str | None = None
-    """The model named in the body, if any (Gemini names it in the URL instead)."""
-    notes: list[str] = field(default_factory=list)
-    """What the canonical form could not carry and was left out."""
-
-
-def _object(value: Any, what: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise RequestFormatError(f"{what} must be a JSON object, not {type(value).__name__}")
-    return value
-
-
-def _list(value: Any, what: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise RequestFormatError(f"{what} must be a list, not {type(value).__name__}")
-    return value
-
-
-def _name(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise RequestFormatError(f"{what} has no name")
-    return value
-
-
-def _schema(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {"type": "object", "properties": {}}
-
-
-def _tool(name: Any, description: Any, parameters: Any, what: str) -> Tool:
-    return Tool(name=_name(name, what), description=str(description or ""), parameters=_schema(parameters))
-
-
-class _History:
-    """Builds the canonical message list, tying tool results to the calls they answer."""
-
-    def __init__(self) -> None:
-        self.system: list[str] = []
-        self.messages: list[Message] = []
-        self.notes: list[str] = []
-        self._called: dict[str, str] = {}
-
-    def system_text(self, text: str) -> None:
-        if not text:
-            return
-        if self.messages:
-            self.messages.append(SystemMessage(content=text))
-        else:
-            self.system.append(text)
-
-    def user(self, text: str) -> None:
-        self.messages.append(UserMessage(content=text))
-
-    def assistant(self, text: str | None, calls: list[ToolCall]) -> None:
-        for call in calls:
-            if call.id is not None:
-                self._called[call.id] = call.name
-        self.messages.append(AssistantMessage(content=text or None, calls=calls))
-
-    def add_calls(self, calls: list[ToolCall]) -> None:
-        """Calls that belong to the assistant turn just read (a separate wire item each)."""
-        last = self.messages[-1] if self.messages else None
-        if isinstance(last, AssistantMessage):
-            self.messages[-1] = last.model_copy(update={"calls": [*last.calls, *calls]})
-            self._called.update({c.id: c.name for c in calls if c.id is not None})
-        else:
-            self.assistant(None, calls)
-
-    def result(self, call_id: str | None, name: str | None, content: Any, is_error: bool = False) -> None:
-        known = self._called.get(call_id or "")
-        self.messages.append(
-            ToolResultMessage(call_id=call_id, name=name or known or "", content=content, is_error=is_error)
-        )
-
-    def done(self, tools: list[Tool], tool_choice: str, model: Any) -> LoggedRequest:
-        return LoggedRequest(
-            system="\n\n".join(self.system) or None,
-            messages=self.messages,
-            tools=tools,
-            tool_choice=tool_choice,
-            model=model if isinstance(model, str) and model else None,
-            notes=self.notes,
-        )
-
-
-def _text_parts(content: Any, history: _History, where: str) -> str:
-    if isinstance(content, list):
-        other = sorted({str(p.get("type")) for p in content if isinstance(p, dict) and "text" not in p})
-        if other:
-            history.notes.append(f"{where}: content parts left out ({', '.join(other)})")
-    return wire_text(content)
 
 
 def _openai_choice(value: Any) -> str:
@@ -173,39 +67,39 @@ def _openai_choice(value: Any) -> str:
 
 def read_openai_chat(body: Any) -> LoggedRequest:
     """Read a Chat Completions request body."""
-    body = _object(body, "the request")
-    history = _History()
-    for index, raw in enumerate(_list(body.get("messages"), "messages")):
-        message = _object(raw, f"messages[{index}]")
+    body = json_object(body, "the request")
+    history = History()
+    for index, raw in enumerate(json_list(body.get("messages"), "messages")):
+        message = json_object(raw, f"messages[{index}]")
         role, where = message.get("role"), f"messages[{index}]"
         if role in ("system", "developer"):
-            history.system_text(_text_parts(message.get("content"), history, where))
+            history.system_text(text_parts(message.get("content"), history, where))
         elif role == "user":
-            history.user(_text_parts(message.get("content"), history, where))
+            history.user(text_parts(message.get("content"), history, where))
         elif role == "assistant":
             calls = []
-            for position, item in enumerate(_list(message.get("tool_calls"), f"{where}.tool_calls")):
-                function = _object(
-                    _object(item, f"{where}.tool_calls[{position}]").get("function"), "function"
+            for position, item in enumerate(json_list(message.get("tool_calls"), f"{where}.tool_calls")):
+                function = json_object(
+                    json_object(item, f"{where}.tool_calls[{position}]").get("function"), "function"
                 )
-                name = _name(function.get("name"), f"{where}.tool_calls[{position}]")
+                name = tool_name(function.get("name"), f"{where}.tool_calls[{position}]")
                 calls.append(make_call(item.get("id"), name, function.get("arguments", "")))
-            history.assistant(_text_parts(message.get("content"), history, where), calls)
+            history.assistant(text_parts(message.get("content"), history, where), calls)
         elif role == "tool":
             history.result(
-                message.get("tool_call_id"), None, _text_parts(message.get("content"), history, where)
+                message.get("tool_call_id"), None, text_parts(message.get("content"), history, where)
             )
         else:
             raise RequestFormatError(f"{where}: unknown role {role!r}")
     tools = []
-    for index, raw in enumerate(_list(body.get("tools"), "tools")):
-        tool = _object(raw, f"tools[{index}]")
+    for index, raw in enumerate(json_list(body.get("tools"), "tools")):
+        tool = json_object(raw, f"tools[{index}]")
         if tool.get("type", "function") != "function":
             history.notes.append(f"tools[{index}]: {tool.get('type')} tool left out")
             continue
-        function = _object(tool.get("function"), f"tools[{index}].function")
+        function = json_object(tool.get("function"), f"tools[{index}].function")
         tools.append(
-            _tool(
+            read_tool(
                 function.get("name"),
                 function.get("description"),
                 function.get("parameters"),
@@ -217,24 +111,24 @@ def read_openai_chat(body: Any) -> LoggedRequest:
 
 def read_openai_responses(body: Any) -> LoggedRequest:
     """Read a Responses API request body."""
-    body = _object(body, "the request")
-    history = _History()
+    body = json_object(body, "the request")
+    history = History()
     instructions = body.get("instructions")
     if isinstance(instructions, str):
         history.system_text(instructions)
     raw_input = body.get("input")
     items = [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else raw_input
-    for index, raw in enumerate(_list(items, "input")):
-        item = _object(raw, f"input[{index}]")
+    for index, raw in enumerate(json_list(items, "input")):
+        item = json_object(raw, f"input[{index}]")
         kind, where = item.get("type", "message"), f"input[{index}]"
         if kind == "function_call":
-            name = _name(item.get("name"), where)
+            name = tool_name(item.get("name"), where)
             history.add_calls([make_call(item.get("call_id"), name, item.get("arguments", ""))])
         elif kind == "function_call_output":
             output = item.get("output")
-            history.result(item.get("call_id"), None, _text_parts(output, history, where))
+            history.result(item.get("call_id"), None, text_parts(output, history, where))
         elif kind == "message":
-            role, text = item.get("role"), _text_parts(item.get("content"), history, where)
+            role, text = item.get("role"), text_parts(item.get("content"), history, where)
             if role in ("system", "developer"):
                 history.system_text(text)
             elif role == "user":
@@ -246,13 +140,13 @@ def read_openai_responses(body: Any) -> LoggedRequest:
         else:
             history.notes.append(f"{where}: {kind} item left out")
     tools = []
-    for index, raw in enumerate(_list(body.get("tools"), "tools")):
-        tool = _object(raw, f"tools[{index}]")
+    for index, raw in enumerate(json_list(body.get("tools"), "tools")):
+        tool = json_object(raw, f"tools[{index}]")
         if tool.get("type") != "function":
             history.notes.append(f"tools[{index}]: {tool.get('type')} tool left out")
             continue
         tools.append(
-            _tool(tool.get("name"), tool.get("description"), tool.get("parameters"), f"tools[{index}]")
+            read_tool(tool.get("name"), tool.get("description"), tool.get("parameters"), f"tools[{index}]")
         )
     return history.done(tools, _openai_choice(body.get("tool_choice")), body.get("model"))
 
@@ -268,16 +162,16 @@ def _anthropic_choice(value: Any) -> str:
     return _ANTHROPIC_CHOICES.get(str(value.get("type")), "auto")
 
 
-def _anthropic_user(content: Any, history: _History, where: str) -> None:
+def _anthropic_user(content: Any, history: History, where: str) -> None:
     if not isinstance(content, list):
         history.user(wire_text(content))
         return
     texts: list[str] = []
     for position, raw in enumerate(content):
-        block = _object(raw, f"{where}.content[{position}]")
+        block = json_object(raw, f"{where}.content[{position}]")
         if block.get("type") == "tool_result":
             result = block.get("content")
-            text = result if isinstance(result, str) else _text_parts(result, history, where)
+            text = result if isinstance(result, str) else text_parts(result, history, where)
             history.result(block.get("tool_use_id"), None, text, block.get("is_error") is True)
         elif block.get("type") == "text":
             texts.append(str(block.get("text", "")))
@@ -287,16 +181,16 @@ def _anthropic_user(content: Any, history: _History, where: str) -> None:
         history.user("".join(texts))
 
 
-def _anthropic_assistant(content: Any, history: _History, where: str) -> None:
+def _anthropic_assistant(content: Any, history: History, where: str) -> None:
     if not isinstance(content, list):
         history.assistant(wire_text(content), [])
         return
     texts: list[str] = []
     calls: list[ToolCall] = []
     for position, raw in enumerate(content):
-        block = _object(raw, f"{where}.content[{position}]")
+        block = json_object(raw, f"{where}.content[{position}]")
         if block.get("type") == "tool_use":
-            name = _name(block.get("name"), f"{where}.content[{position}]")
+            name = tool_name(block.get("name"), f"{where}.content[{position}]")
             calls.append(make_call(block.get("id"), name, block.get("input", {})))
         elif block.get("type") == "text":
             texts.append(str(block.get("text", "")))
@@ -307,11 +201,11 @@ def _anthropic_assistant(content: Any, history: _History, where: str) -> None:
 
 def read_anthropic_messages(body: Any) -> LoggedRequest:
     """Read a Messages API request body."""
-    body = _object(body, "the request")
-    history = _History()
+    body = json_object(body, "the request")
+    history = History()
     history.system_text(wire_text(body.get("system")))
-    for index, raw in enumerate(_list(body.get("messages"), "messages")):
-        message = _object(raw, f"messages[{index}]")
+    for index, raw in enumerate(json_list(body.get("messages"), "messages")):
+        message = json_object(raw, f"messages[{index}]")
         role, where = message.get("role"), f"messages[{index}]"
         if role == "user":
             _anthropic_user(message.get("content"), history, where)
@@ -320,13 +214,13 @@ def read_anthropic_messages(body: Any) -> LoggedRequest:
         else:
             raise RequestFormatError(f"{where}: unknown role {role!r}")
     tools = []
-    for index, raw in enumerate(_list(body.get("tools"), "tools")):
-        tool = _object(raw, f"tools[{index}]")
+    for index, raw in enumerate(json_list(body.get("tools"), "tools")):
+        tool = json_object(raw, f"tools[{index}]")
         if tool.get("type") not in (None, "custom"):
             history.notes.append(f"tools[{index}]: {tool.get('type')} tool left out")
             continue
         tools.append(
-            _tool(tool.get("name"), tool.get("description"), tool.get("input_schema"), f"tools[{index}]")
+            read_tool(tool.get("name"), tool.get("description"), tool.get("input_schema"), f"tools[{index}]")
         )
     return history.done(tools, _anthropic_choice(body.get("tool_choice")), body.get("model"))
 
@@ -342,7 +236,7 @@ def _gemini_choice(config: Any) -> str:
     return "none" if mode == "NONE" else "auto"
 
 
-def _gemini_result(reply: dict[str, Any], history: _History) -> None:
+def _gemini_result(reply: dict[str, Any], history: History) -> None:
     response = reply.get("response")
     is_error = isinstance(response, dict) and set(response) == {"error"}
     if isinstance(response, dict) and len(response) == 1 and set(response) <= {"output", "error"}:
@@ -352,15 +246,15 @@ def _gemini_result(reply: dict[str, Any], history: _History) -> None:
     history.result(reply.get("id"), reply.get("name"), content, is_error)
 
 
-def _gemini_turn(content: dict[str, Any], history: _History, where: str) -> None:
+def _gemini_turn(content: dict[str, Any], history: History, where: str) -> None:
     texts: list[str] = []
     calls: list[ToolCall] = []
-    for position, raw in enumerate(_list(content.get("parts"), f"{where}.parts")):
-        part = _object(raw, f"{where}.parts[{position}]")
+    for position, raw in enumerate(json_list(content.get("parts"), f"{where}.parts")):
+        part = json_object(raw, f"{where}.parts[{position}]")
         call = gemini_field(part, "functionCall")
         reply = gemini_field(part, "functionResponse")
         if isinstance(call, dict):
-            calls.append(make_call(call.get("id"), _name(call.get("name"), where), call.get("args", {})))
+            calls.append(make_call(call.get("id"), tool_name(call.get("name"), where), call.get("args", {})))
         elif isinstance(reply, dict):
             _gemini_result(reply, history)
         elif isinstance(part.get("text"), str):
@@ -376,26 +270,26 @@ def _gemini_turn(content: dict[str, Any], history: _History, where: str) -> None
 
 def read_gemini(body: Any) -> LoggedRequest:
     """Read a ``generateContent`` request body."""
-    body = _object(body, "the request")
-    history = _History()
+    body = json_object(body, "the request")
+    history = History()
     instruction = gemini_field(body, "systemInstruction")
     parts = instruction.get("parts") if isinstance(instruction, dict) else instruction
     history.system_text(wire_text(parts))
-    for index, raw in enumerate(_list(body.get("contents"), "contents")):
-        _gemini_turn(_object(raw, f"contents[{index}]"), history, f"contents[{index}]")
+    for index, raw in enumerate(json_list(body.get("contents"), "contents")):
+        _gemini_turn(json_object(raw, f"contents[{index}]"), history, f"contents[{index}]")
     tools = []
-    for index, raw in enumerate(_list(body.get("tools"), "tools")):
-        entry = _object(raw, f"tools[{index}]")
+    for index, raw in enumerate(json_list(body.get("tools"), "tools")):
+        entry = json_object(raw, f"tools[{index}]")
         declarations = gemini_field(entry, "functionDeclarations")
         if declarations is None:
             history.notes.append(f"tools[{index}]: {', '.join(sorted(entry))} tool left out")
-        for position, decl in enumerate(_list(declarations, f"tools[{index}].functionDeclarations")):
+        for position, decl in enumerate(json_list(declarations, f"tools[{index}].functionDeclarations")):
             where = f"tools[{index}].functionDeclarations[{position}]"
-            decl = _object(decl, where)
+            decl = json_object(decl, where)
             schema = gemini_field(decl, "parametersJsonSchema")
             if schema is None and decl.get("parameters") is not None:
                 schema = openapi_to_json_schema(decl["parameters"])
-            tools.append(_tool(decl.get("name"), decl.get("description"), schema, where))
+            tools.append(read_tool(decl.get("name"), decl.get("description"), schema, where))
     return history.done(tools, _gemini_choice(gemini_field(body, "toolConfig")), body.get("model"))
 
 
@@ -413,23 +307,25 @@ def _bedrock_choice(config: Any) -> str:
 
 
 def _bedrock_result(result: dict[str, Any]) -> Any:
-    parts = [p for p in _list(result.get("content"), "toolResult.content") if isinstance(p, dict)]
+    parts = [p for p in json_list(result.get("content"), "toolResult.content") if isinstance(p, dict)]
     values = [p["json"] if "json" in p else p.get("text", "") for p in parts if "json" in p or "text" in p]
     if len(values) == 1:
         return values[0]
     return "".join(v if isinstance(v, str) else json.dumps(v) for v in values)
 
 
-def _bedrock_turn(role: Any, content: list[Any], history: _History, where: str) -> None:
+def _bedrock_turn(role: Any, content: list[Any], history: History, where: str) -> None:
     texts: list[str] = []
     calls: list[ToolCall] = []
     for position, raw in enumerate(content):
-        block, at = _object(raw, f"{where}.content[{position}]"), f"{where}.content[{position}]"
+        block, at = json_object(raw, f"{where}.content[{position}]"), f"{where}.content[{position}]"
         if isinstance(block.get("text"), str):
             texts.append(block["text"])
         elif role == "assistant" and isinstance(block.get("toolUse"), dict):
             use = block["toolUse"]
-            calls.append(make_call(use.get("toolUseId"), _name(use.get("name"), at), use.get("input", {})))
+            calls.append(
+                make_call(use.get("toolUseId"), tool_name(use.get("name"), at), use.get("input", {}))
+            )
         elif role == "user" and isinstance(block.get("toolResult"), dict):
             result = block["toolResult"]
             history.result(
@@ -445,25 +341,27 @@ def _bedrock_turn(role: Any, content: list[Any], history: _History, where: str) 
 
 def read_bedrock_converse(body: Any) -> LoggedRequest:
     """Read a Bedrock Converse (or ConverseStream) request body (the model id is in the URL)."""
-    body = _object(body, "the request")
-    history = _History()
+    body = json_object(body, "the request")
+    history = History()
     history.system_text(wire_text(body.get("system")))
-    for index, raw in enumerate(_list(body.get("messages"), "messages")):
-        message, where = _object(raw, f"messages[{index}]"), f"messages[{index}]"
+    for index, raw in enumerate(json_list(body.get("messages"), "messages")):
+        message, where = json_object(raw, f"messages[{index}]"), f"messages[{index}]"
         if message.get("role") not in ("user", "assistant"):
             raise RequestFormatError(f"{where}: unknown role {message.get('role')!r}")
-        _bedrock_turn(message["role"], _list(message.get("content"), f"{where}.content"), history, where)
+        _bedrock_turn(message["role"], json_list(message.get("content"), f"{where}.content"), history, where)
     config = body.get("toolConfig")
     tools = []
-    for index, raw in enumerate(_list(config.get("tools") if isinstance(config, dict) else None, "tools")):
-        spec = _object(raw, f"toolConfig.tools[{index}]").get("toolSpec")
+    for index, raw in enumerate(
+        json_list(config.get("tools") if isinstance(config, dict) else None, "tools")
+    ):
+        spec = json_object(raw, f"toolConfig.tools[{index}]").get("toolSpec")
         if not isinstance(spec, dict):
             history.notes.append(f"toolConfig.tools[{index}]: {', '.join(sorted(raw))} entry left out")
             continue
         schema = spec.get("inputSchema")
         parameters = schema.get("json") if isinstance(schema, dict) else None
         tools.append(
-            _tool(spec.get("name"), spec.get("description"), parameters, f"toolConfig.tools[{index}]")
+            read_tool(spec.get("name"), spec.get("description"), parameters, f"toolConfig.tools[{index}]")
         )
     return history.done(tools, _bedrock_choice(config), None)
 
@@ -503,4 +401,4 @@ def read_request(dialect: str, body: Any) -> LoggedRequest:
     return reader(body)
 
 
-__all__ = ["NOT_READ", "READERS", "LoggedRequest", "RequestFormatError", "RequestReader", "read_request"]
+__all__ = ["NOT_READ", "READERS", "RequestReader", "read_request"]
