@@ -181,8 +181,8 @@ async def unless_failed(work: Awaitable[object], watched: asyncio.Task[None]) ->
         if not job.done():
             job.cancel()
             await asyncio.wait({job})
-    if watched.done() and not watched.cancelled():
         if not job.cancelled():
-            job.exception()  # the first failure is the one raised
+            job.exception()  # retrieved: raised below unless watched failed first
+    if watched.done() and not watched.cancelled():
         watched.result()
     job.result()
