@@ -25,35 +25,36 @@ servers (``tool_sources``) add their ``tools/list`` result under the name ``mcp:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from fcbench.contract import Tool
 from fcbench.errors import CaseError
-from fcbench.suite.checks import ToolContext, case_findings
-from fcbench.suite.fakes import FakeScripts, ToolScript
+from fcbench.suite.checks import ToolContext
+from fcbench.suite.fakes import ToolScript
 from fcbench.suite.imports import ToolImport, read_tool_list
 from fcbench.suite.mcp_tools import fetch_sources, hash_sources, with_sources
 from fcbench.suite.models import Case, ClaimRules, SuiteInfo
+from fcbench.suite.parts import (
+    Report,
+    SuiteReader,
+    check_case,
+    check_case_ids,
+    check_claims,
+    check_fakes,
+    check_info,
+)
 from fcbench.suite.reading import (
-    ProblemList,
     decode_lines,
-    decode_text,
     json_error_message,
-    json_key_lines,
-    line_at,
-    locate,
     strict_json_loads,
 )
-from fcbench.suite.tools import Finding, pydantic_findings
+from fcbench.suite.tools import Finding
 
 SUITE_FILE = "suite.json"
 SYSTEM_FILE = "system.txt"
@@ -72,9 +73,6 @@ ONE_FILE_SUFFIXES = frozenset({".yaml", ".yml", ".json"})
 """Suffixes of a one-file suite."""
 ONE_FILE_NAMES = ("suite.yaml", "suite.yml")
 """A folder without ``suite.json`` holding one of these (``fcbench init``'s layout) means that file."""
-
-Report = Callable[[Sequence[Finding]], None]
-"""Where a check sends its findings (paths inside the value checked); the caller adds file and line."""
 
 
 @dataclass(frozen=True)
@@ -175,158 +173,11 @@ def resolve_suite(name_or_path: str | Path) -> Path:
     return path
 
 
-class _Reader:
-    """State of one suite load: the folder, the problems found and the texts read for the hash."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.problems = ProblemList()
-        self.texts: dict[str, str] = {}
-        self.imports: list[ToolImport] = []
-
-    def display(self, name: str) -> str:
-        return str(self.folder / name)
-
-    def read(self, name: str) -> bytes | None:
-        path = self.folder / name
-        if not path.is_file():
-            self.problems.add(self.display(name), None, "file is missing")
-            return None
-        try:
-            return path.read_bytes()
-        except OSError as exc:
-            self.problems.add(self.display(name), None, f"cannot be read: {exc.strerror or exc}")
-            return None
-
-    def read_text(self, name: str, *, may_be_empty: bool = False) -> str | None:
-        data = self.read(name)
-        if data is None:
-            return None
-        text = decode_text(data, self.display(name), self.problems)
-        if text is None:
-            return None
-        if not text.strip() and not may_be_empty:
-            self.problems.add(self.display(name), 1, "file is empty")
-            return None
-        self.texts[name] = text
-        return text
-
-    def read_json(self, name: str) -> tuple[str, Any] | None:
-        text = self.read_text(name)
-        if text is None:
-            return None
-        try:
-            return text, strict_json_loads(text)
-        except ValueError as exc:
-            line = getattr(exc, "lineno", None)
-            self.problems.add(self.display(name), line, json_error_message(exc))
-            return None
-
-    def add_findings(
-        self,
-        name: str,
-        text: str,
-        span: tuple[int, int],
-        findings: Sequence[Finding],
-        prefix: tuple[str | int, ...] = (),
-    ) -> None:
-        for finding in findings:
-            line = locate(text, span[0], span[1], finding.keys)
-            self.problems.add(self.display(name), line, str(finding.under(*prefix)))
-
-    def reporter(self, name: str, text: str) -> Report:
-        """A :data:`Report` placing findings at their line in the JSON file ``name`` holding ``text``."""
-        lines = json_key_lines(text)
-
-        def report(findings: Sequence[Finding]) -> None:
-            for finding in findings:
-                self.problems.add(self.display(name), line_at(lines, finding.keys), str(finding))
-
-        return report
-
-    def dataset_hash(self) -> str:
-        digest = hashlib.sha256()
-        for name in sorted(self.texts):
-            digest.update(name.encode("utf-8") + b"\0" + self.texts[name].encode("utf-8") + b"\0")
-        return digest.hexdigest()
-
-
-def check_info(data: Any, report: Report) -> SuiteInfo | None:
-    """The suite's identity (``suite.json``, or the top level of a one-file suite)."""
-    try:
-        info = SuiteInfo.model_validate(data)
-    except ValidationError as exc:
-        report(pydantic_findings(exc, data))
-        return None
-    empty = [
-        Finding((key,), "must not be empty")
-        for key in ("name", "dataset_version")
-        if not getattr(info, key).strip()
-    ]
-    report(empty)
-    return info
-
-
-def check_claims(data: Any, report: Report) -> ClaimRules:
-    """What counts as claiming a result (``claims.json`` or ``claims:``); none when invalid."""
-    try:
-        return ClaimRules.model_validate(data)
-    except ValidationError as exc:
-        report(pydantic_findings(exc, data))
-        return ClaimRules()
-
-
-def check_fakes(data: Any, context: ToolContext, report: Report) -> dict[str, ToolScript]:
-    """Scripted fake tools (``fakes.json`` or ``fakes:``), each naming a tool of some tool set."""
-    try:
-        scripts = FakeScripts.model_validate(data).root
-    except ValidationError as exc:
-        report(pydantic_findings(exc, data))
-        return {}
-    known = {tool.name for tools in context.tool_sets.values() for tool in tools}
-    unknown = [
-        Finding((name,), "no tool of this name in any tool set") for name in scripts if name not in known
-    ]
-    if unknown and not context.broken_sets:
-        report(unknown)
-    return scripts
-
-
-def check_case(data: Any, context: ToolContext, report: Report) -> Case | None:
-    """One case object, checked against the tools it is offered."""
-    if not isinstance(data, dict):
-        report([Finding((), f"a case must be a JSON object, not {type(data).__name__}")])
-        return None
-    try:
-        case = Case.model_validate(data)
-    except ValidationError as exc:
-        report(pydantic_findings(exc, data))
-        return None
-    report(case_findings(case, context))
-    return case
-
-
-def check_case_ids(parsed: Sequence[tuple[Report, Callable[[], str], Case]]) -> None:
-    """Duplicate ids and dangling ``paraphrase_of`` among cases given as (report, where shown, case);
-    where a case is shown is asked for only when a duplicate names it."""
-    first_seen: dict[str, Callable[[], str]] = {}
-    for report, where, case in parsed:
-        if case.id in first_seen:
-            report([Finding(("id",), f"duplicate id {case.id!r} (first used on {first_seen[case.id]()})")])
-        else:
-            first_seen[case.id] = where
-    for report, _, case in parsed:
-        target = case.paraphrase_of
-        if target is not None and (target == case.id or target not in first_seen):
-            reason = "is the case itself" if target == case.id else "is not the id of any case in this suite"
-            report([Finding(("paraphrase_of",), f"{target!r} {reason}")])
-
-
-def _whole(reader: _Reader, name: str, text: str) -> Report:
+def _whole(reader: SuiteReader, name: str, text: str) -> Report:
     return lambda findings: reader.add_findings(name, text, (0, len(text)), findings)
 
 
-def _load_info(reader: _Reader) -> SuiteInfo | None:
+def _load_info(reader: SuiteReader) -> SuiteInfo | None:
     loaded = reader.read_json(SUITE_FILE)
     if loaded is None:
         return None
@@ -337,11 +188,11 @@ def _load_info(reader: _Reader) -> SuiteInfo | None:
     return check_info(data, _whole(reader, SUITE_FILE, text))
 
 
-def _load_optional(reader: _Reader, name: str) -> tuple[str, Any] | None:
+def _load_optional(reader: SuiteReader, name: str) -> tuple[str, Any] | None:
     return reader.read_json(name) if (reader.folder / name).is_file() else None
 
 
-def _load_tool_set(reader: _Reader, name: str, set_name: str) -> list[Tool] | None:
+def _load_tool_set(reader: SuiteReader, name: str, set_name: str) -> list[Tool] | None:
     loaded = reader.read_json(name)
     if loaded is None:
         return None
@@ -353,7 +204,7 @@ def _load_tool_set(reader: _Reader, name: str, set_name: str) -> list[Tool] | No
     return tools
 
 
-def _load_tool_sets(reader: _Reader, given: Sequence[str]) -> ToolContext:
+def _load_tool_sets(reader: SuiteReader, given: Sequence[str]) -> ToolContext:
     sets: dict[str, list[Tool]] = {}
     broken: set[str] = set()
     names = sorted(p.name for p in reader.folder.iterdir() if TOOL_SET_FILE.match(p.name))
@@ -373,7 +224,7 @@ def _load_tool_sets(reader: _Reader, given: Sequence[str]) -> ToolContext:
     return ToolContext(tool_sets=sets, broken_sets=frozenset(broken))
 
 
-def _line_reporter(reader: _Reader, file_name: str, number: int) -> Report:
+def _line_reporter(reader: SuiteReader, file_name: str, number: int) -> Report:
     where = reader.display(file_name)
 
     def report(findings: Sequence[Finding]) -> None:
@@ -384,7 +235,7 @@ def _line_reporter(reader: _Reader, file_name: str, number: int) -> Report:
 
 
 def _parse_case_line(
-    reader: _Reader, file_name: str, number: int, line: str, context: ToolContext
+    reader: SuiteReader, file_name: str, number: int, line: str, context: ToolContext
 ) -> Case | None:
     try:
         data = strict_json_loads(line)
@@ -394,7 +245,7 @@ def _parse_case_line(
     return check_case(data, context, _line_reporter(reader, file_name, number))
 
 
-def _load_case_file(reader: _Reader, file_name: str, context: ToolContext) -> list[tuple[str, int, Case]]:
+def _load_case_file(reader: SuiteReader, file_name: str, context: ToolContext) -> list[tuple[str, int, Case]]:
     data = reader.read(file_name)
     if data is None:
         return []
@@ -415,7 +266,7 @@ def _load_case_file(reader: _Reader, file_name: str, context: ToolContext) -> li
     return parsed
 
 
-def _load_cases(reader: _Reader, context: ToolContext) -> list[Case]:
+def _load_cases(reader: SuiteReader, context: ToolContext) -> list[Case]:
     parsed = _load_case_file(reader, CASES_FILE, context)
     if (reader.folder / RECOVERY_FILE).is_file():
         parsed += _load_case_file(reader, RECOVERY_FILE, context)
@@ -446,7 +297,7 @@ def load_suite(name_or_path: str | Path, tool_sources: Sequence[str] = ()) -> Su
         from fcbench.suite.onefile import load_one_file  # the one-file form builds on this module
 
         return load_one_file(path, sourced)
-    reader = _Reader(path)
+    reader = SuiteReader(path)
     info = _load_info(reader)
     system = reader.read_text(SYSTEM_FILE, may_be_empty=True) if (path / SYSTEM_FILE).exists() else ""
     context = with_sources(_load_tool_sets(reader, [s.tool_set for s in sourced]), sourced)
@@ -479,16 +330,4 @@ def load_suite(name_or_path: str | Path, tool_sources: Sequence[str] = ()) -> Su
     )
 
 
-__all__ = [
-    "BUILTIN_DIR",
-    "Report",
-    "Suite",
-    "builtin_suites",
-    "check_case",
-    "check_case_ids",
-    "check_claims",
-    "check_fakes",
-    "check_info",
-    "load_suite",
-    "resolve_suite",
-]
+__all__ = ["BUILTIN_DIR", "Suite", "builtin_suites", "load_suite", "resolve_suite"]

@@ -34,19 +34,18 @@ import yaml
 from fcbench.contract import Tool
 from fcbench.suite.checks import ToolContext
 from fcbench.suite.imports import ToolImport, canonical_json, read_tool_list
-from fcbench.suite.loader import (
-    TOOL_SET_FILE,
+from fcbench.suite.loader import TOOL_SET_FILE, Suite
+from fcbench.suite.mcp_tools import SourcedTools, hash_sources, with_sources
+from fcbench.suite.models import ClaimRules
+from fcbench.suite.parts import (
     Report,
-    Suite,
-    _Reader,
+    SuiteReader,
     check_case,
     check_case_ids,
     check_claims,
     check_fakes,
     check_info,
 )
-from fcbench.suite.mcp_tools import SourcedTools, hash_sources, with_sources
-from fcbench.suite.models import ClaimRules
 from fcbench.suite.reading import decode_text, json_error_message, json_key_lines, line_at, strict_json_loads
 from fcbench.suite.tools import Finding, Key
 
@@ -141,7 +140,7 @@ def _parse(text: str, is_json: bool) -> tuple[Any, Callable[[], Lines]]:
 class _OneFile:
     """One load of a one-file suite: where problems go, and the report of each part."""
 
-    def __init__(self, reader: _Reader, name: str, lines: Callable[[], Lines]) -> None:
+    def __init__(self, reader: SuiteReader, name: str, lines: Callable[[], Lines]) -> None:
         self.reader = reader
         self.name = name
         self._lines_of = lines
@@ -219,7 +218,7 @@ def _cases(doc: _OneFile, value: Any, context: ToolContext) -> list[Any]:
 
 def load_one_file(path: Path, sourced: Sequence[SourcedTools] = ()) -> Suite:
     """Load and check the one-file suite at ``path`` (YAML, or JSON for a ``.json`` file)."""
-    reader = _Reader(path.parent)
+    reader = SuiteReader(path.parent)
     name = path.name
     data = reader.read(name)
     text = decode_text(data, reader.display(name), reader.problems) if data is not None else None
