@@ -62,3 +62,32 @@ def test_a_damaged_run_raises_its_own_error(
     with pytest.raises(RunStateError) as alone:
         compute_metrics(broken)
     assert str(raised.value) == str(alone.value)
+
+
+def test_the_largest_run_is_read_here_and_the_order_kept(
+    two_runs: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(metrics_parallel, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(metrics_parallel, "usable_cpus", lambda: 2)
+    alone = [compute_metrics(d).model_dump(mode="json") for d in two_runs]
+    for order in (two_runs, two_runs[::-1]):
+        together = [m.model_dump(mode="json") for m in compute_metrics_of(order)]
+        assert together == [alone[two_runs.index(d)] for d in order]
+
+
+def test_a_damaged_largest_run_raises_its_own_error_here(
+    two_runs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(metrics_parallel, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(metrics_parallel, "usable_cpus", lambda: 2)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "manifest.json").write_text((two_runs[0] / "manifest.json").read_text())
+    size = (two_runs[0] / RECORDS_FILE).stat().st_size
+    line = '{"run_id": "x", "seq": 0}\n'
+    (broken / RECORDS_FILE).write_text(line * (size // len(line) + 1))
+    with pytest.raises(RunStateError) as raised:
+        compute_metrics_of([two_runs[0], broken])
+    with pytest.raises(RunStateError) as alone:
+        compute_metrics(broken)
+    assert str(raised.value) == str(alone.value)

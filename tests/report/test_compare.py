@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from fcbench.cli import compare as compare_cli
 from fcbench.errors import RunStateError
 from fcbench.metrics import compute_metrics
+from fcbench.metrics.cases import CaseSummaries
 from fcbench.report.compare import Comparison, compare_runs
 from fcbench.report.compare_render import render_compare_markdown
 
@@ -146,3 +147,58 @@ def test_compare_subprocess(tmp_path: Path) -> None:
     assert "dataset versions differ" in refused.stderr
     allowed = run_cli(str(base), str(changed), "--allow-dataset-change")
     assert allowed.returncode == 0, allowed.stderr
+
+
+def _reference_flips(base: Any, new: Any, comparison: Comparison) -> tuple[list[Any], list[Any]]:
+    """The flips as the built summaries give them, by (target, mode, case id), the last one winning."""
+    before = {(c.target, c.mode, c.case_id): c.passed for c in base.cases}
+    after: dict[tuple[str, str], dict[str, Any]] = {}
+    for c in new.cases:
+        after.setdefault((c.target, c.mode), {})[c.case_id] = c.passed
+    down, up = [], []
+    for t in comparison.targets:
+        for case_id, now in after.get((t.target, t.mode), {}).items():
+            was = before.get((t.base_target, t.mode, case_id))
+            if was is None or not was.d or not now.d or (was.n == was.d) == (now.n == now.d):
+                continue
+            failing = now if was.n == was.d else was
+            flip = (t.title, t.base_target, t.target, t.mode, case_id, was, now, failing.n == 0)
+            (down if was.n == was.d else up).append(flip)
+    return down, up
+
+
+def test_flips_are_those_of_the_built_summaries(tmp_path: Path) -> None:
+    base = compute_metrics(pass_fail_run(tmp_path / "b", cases=30, failing={1, 2, 5}, run_id="b", repeats=3))
+    new = compute_metrics(pass_fail_run(tmp_path / "n", cases=30, failing={2, 3, 4}, run_id="n", repeats=3))
+    for b, n in ((base, new), (new, base)):
+        c = compare_runs(b, n, max_drop=100.0)
+        assert c.pass_to_fail or c.fail_to_pass
+        shown = [
+            [
+                (f.title, f.base_target, f.target, f.mode, f.case_id, f.base, f.new, f.kind == "full")
+                for f in flips
+            ]
+            for flips in (c.pass_to_fail, c.fail_to_pass)
+        ]
+        assert tuple(shown) == _reference_flips(b, n, c)
+
+
+def test_flips_of_summaries_with_repeated_keys(tmp_path: Path) -> None:
+    """Metrics read back from JSON may repeat a (target, mode, case id) or split a target's rows:
+    the last row of a key counts, in the order its key first came."""
+    base = compute_metrics(pass_fail_run(tmp_path / "b", cases=6, failing=set(), run_id="b", repeats=2))
+    new = compute_metrics(pass_fail_run(tmp_path / "n", cases=6, failing={0, 1, 2}, run_id="n", repeats=2))
+    rows = list(new.cases)
+    shuffled = [*rows[3:], *rows[:3], rows[4].model_copy(update={"passed": rows[0].passed})]
+    odd_new = new.model_copy(update={"cases": CaseSummaries.of_summaries(shuffled)})
+    odd_base = base.model_copy(update={"cases": CaseSummaries.of_summaries([*base.cases, base.cases[1]])})
+    c = compare_runs(odd_base, odd_new)
+    shown = [
+        [
+            (f.title, f.base_target, f.target, f.mode, f.case_id, f.base, f.new, f.kind == "full")
+            for f in flips
+        ]
+        for flips in (c.pass_to_fail, c.fail_to_pass)
+    ]
+    assert tuple(shown) == _reference_flips(odd_base, odd_new, c)
+    assert [f.case_id for f in c.pass_to_fail] == ["case-004", "case-000", "case-001", "case-002"]

@@ -123,3 +123,16 @@ def test_cli_streams_the_json_report(tmp_path: Path) -> None:
     subprocess.run([*cli, "-o", str(out)], capture_output=True, check=True)
     assert out.read_text(encoding="utf-8") == expected
     assert not list(out.parent.glob("*.partial"))
+
+
+def test_case_summaries_pickle_by_columns_with_every_field(metrics: RunMetrics) -> None:
+    back = pickle.loads(pickle.dumps(metrics.cases))
+    assert [(g.target, g.mode, r) for g, r in back.rows()] == [
+        (g.target, g.mode, r) for g, r in metrics.cases.rows()
+    ]
+    assert any(r.drift for _, r in back.rows()) and list(back) == list(metrics.cases)
+    tables = [t for _, r in back.rows() for t in (r.decisions, r.reasons, r.anomalies)]
+    assert len({id(t) for t in tables}) == len({tuple(t.items()) for t in tables})
+    ids = [r.case_id for _, r in back.rows()]
+    assert len({id(c) for c in ids}) == len(set(ids))  # one string per case id, across targets
+    assert pickle.loads(pickle.dumps(CaseSummaries())) == CaseSummaries()

@@ -6,7 +6,7 @@ are shared by every target's row of that case) under its :class:`CaseGroup` (tar
 builds the validated :class:`CaseSummary` models only when they are read as a sequence. What the
 reports need from every case (the failing ones, the drifting ones, the pass counts, the JSON text)
 is read from the rows directly (:meth:`CaseSummaries.rows`), and the rows travel between
-processes as one MessagePack buffer (:class:`Packed`).
+processes as one MessagePack buffer of columns, one list per field (:class:`Packed`).
 
 It is the type of :attr:`fcbench.metrics.RunMetrics.cases`: pydantic validates it from a list of
 case summaries (``RunMetrics.from_json``) and serialises it as that list, so the JSON is unchanged.
@@ -92,20 +92,50 @@ CaseKey = tuple[str, str, str]
 
 _validate_case = CaseSummary.__pydantic_validator__.validate_python
 _CASE_FIELDS = set(CaseSummary.model_fields)
-PackedRow = tuple[str, int, int, int, int, int, int, int, int, int, tuple[DriftRow, ...]]
-"""A :class:`CaseRow` with its case fields and counts as indexes into :class:`Packed` tables."""
+
+
+class PackedGroup(msgspec.Struct, array_like=True, gc=False):
+    """The rows of one :class:`CaseGroup` as columns, one list per field of :class:`CaseRow`; case
+    infos and count tables as indexes into :class:`Packed` tables."""
+
+    target: str
+    """Target label."""
+    mode: str
+    """Mode name."""
+    case_ids: list[str]
+    """Each row's case id."""
+    infos: list[int]
+    """Each row's case info, as an index into :attr:`Packed.infos`."""
+    errors: list[int]
+    """Each row's :attr:`CaseRow.errors`."""
+    passes: list[int]
+    """Each row's :attr:`CaseRow.passes`."""
+    scorable: list[int]
+    """Each row's :attr:`CaseRow.scorable`."""
+    top: list[int]
+    """Each row's :attr:`CaseRow.top`."""
+    distinct: list[int]
+    """Each row's :attr:`CaseRow.distinct`."""
+    decisions: list[int]
+    """Each row's decisions, as an index into :attr:`Packed.tables`."""
+    reasons: list[int]
+    """Each row's reasons, as an index into :attr:`Packed.tables`."""
+    anomalies: list[int]
+    """Each row's anomalies, as an index into :attr:`Packed.tables`."""
+    drift: list[tuple[DriftRow, ...]]
+    """Each row's drift."""
 
 
 class Packed(msgspec.Struct, array_like=True):
-    """The rows of :class:`CaseSummaries` as they are pickled: each distinct case info and count
-    table once, so the rows unpickled share them again."""
+    """The rows of :class:`CaseSummaries` as they are pickled: by columns, each distinct case info
+    and count table once, so the rows unpickled share them again."""
 
     infos: list[CaseInfo]
     """The distinct case infos."""
     tables: list[dict[str, int]]
     """The distinct count tables (decisions, reasons, anomalies)."""
-    groups: list[tuple[str, str, list[PackedRow]]]
-    """Target, mode and rows of each group."""
+    groups: list[PackedGroup]
+    """The rows of each group."""
 
 
 _encode_packed = msgspec.msgpack.Encoder().encode
@@ -239,82 +269,63 @@ class CaseSummaries(Sequence[CaseSummary]):
 
 
 def _pack(groups: list[CaseGroup]) -> Packed:
-    infos: dict[CaseInfo, int] = {}
-    tables: dict[tuple[tuple[str, int], ...], int] = {}
-    seen: dict[int, int] = {}  # id of a table -> its index (rows share tables; they keep them alive)
+    infos: dict[CaseInfo, int] = {}  # equal infos once
+    tables: dict[tuple[tuple[str, int], ...], int] = {}  # equal tables once
+    table_of: dict[int, int] = {}  # id of a table -> its index (the rows keep the tables alive)
 
-    def table(counts: dict[str, int]) -> int:
-        found = seen.get(id(counts))
-        if found is None:
-            key = tuple(counts.items())
-            found = tables.get(key)
-            if found is None:
-                found = tables[key] = len(tables)
-            seen[id(counts)] = found
-        return found
+    def indexes(counts: list[dict[str, int]]) -> list[int]:
+        for key, table in {id(c): c for c in counts}.items():
+            if key not in table_of:
+                table_of[key] = tables.setdefault(tuple(table.items()), len(tables))
+        return [table_of[id(c)] for c in counts]
 
-    packed: list[tuple[str, str, list[PackedRow]]] = []
+    packed = []
     for g in groups:
-        rows: list[PackedRow] = []
-        for r in g.rows:
-            info = infos.get(r.info)
-            if info is None:
-                info = infos[r.info] = len(infos)
-            rows.append(
-                (
-                    r.case_id,
-                    info,
-                    r.errors,
-                    r.passes,
-                    r.scorable,
-                    r.top,
-                    r.distinct,
-                    table(r.decisions),
-                    table(r.reasons),
-                    table(r.anomalies),
-                    r.drift,
-                )
+        rows = g.rows
+        packed.append(
+            PackedGroup(
+                g.target,
+                g.mode,
+                [r.case_id for r in rows],
+                [infos.setdefault(r.info, len(infos)) for r in rows],
+                [r.errors for r in rows],
+                [r.passes for r in rows],
+                [r.scorable for r in rows],
+                [r.top for r in rows],
+                [r.distinct for r in rows],
+                indexes([r.decisions for r in rows]),
+                indexes([r.reasons for r in rows]),
+                indexes([r.anomalies for r in rows]),
+                [r.drift for r in rows],
             )
-        packed.append((g.target, g.mode, rows))
+        )
     return Packed(list(infos), [dict(key) for key in tables], packed)
 
 
 def _unpack(data: bytes) -> CaseSummaries:
     packed = _decode_packed(data)
     infos, tables = packed.infos, packed.tables
-    case_ids: dict[str, str] = {}
+    names: dict[str, str] = {}
+    shared = names.setdefault  # one string per case id, whatever the groups holding it
     groups = []
-    for target, mode, rows in packed.groups:
-        unpacked = []
-        for (
-            case_id,
-            info,
-            errors,
-            passes,
-            scorable,
-            top,
-            distinct,
-            decisions,
-            reasons,
-            anomalies,
-            drift,
-        ) in rows:
-            unpacked.append(
-                CaseRow(
-                    case_ids.setdefault(case_id, case_id),
-                    infos[info],
-                    errors,
-                    passes,
-                    scorable,
-                    top,
-                    distinct,
-                    tables[decisions],
-                    tables[reasons],
-                    tables[anomalies],
-                    drift,
-                )
+    for g in packed.groups:
+        rows = list(
+            map(
+                CaseRow,
+                [shared(c, c) for c in g.case_ids],
+                [infos[i] for i in g.infos],
+                g.errors,
+                g.passes,
+                g.scorable,
+                g.top,
+                g.distinct,
+                [tables[i] for i in g.decisions],
+                [tables[i] for i in g.reasons],
+                [tables[i] for i in g.anomalies],
+                g.drift,
             )
-        groups.append(CaseGroup(target, mode, unpacked))
+        )
+        groups.append(CaseGroup(g.target, g.mode, rows))
     return CaseSummaries(groups)
 
 

@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field
 
 from fcbench.errors import ConfigError, RunStateError
 from fcbench.metrics import Rate, RunMetrics, Stability, TargetMetrics
+from fcbench.metrics.cases import CaseRow, rate_of
 from fcbench.metrics.stats import proportion_test
 from fcbench.report.common import fmt_rate
 
@@ -446,37 +447,44 @@ def _compare_target(b: TargetMetrics, n: TargetMetrics, rule: PairingRule, gates
     )
 
 
-def _all_pass(rate: Rate) -> bool:
-    return rate.d > 0 and rate.n == rate.d
-
-
 def _flips(
     base: RunMetrics, new: RunMetrics, targets: list[TargetComparison]
 ) -> tuple[list[Flip], list[Flip]]:
-    base_cases = base.cases.passed()
-    new_cases: dict[tuple[str, str], list[tuple[str, Rate]]] = {}
-    for (target, mode, case_id), passed in new.cases.passed().items():
-        new_cases.setdefault((target, mode), []).append((case_id, passed))
+    """The cases of each pair that flipped, in pair order, then in NEW's case order.
+
+    Each side's rows are looked up by (target, mode, case id), the last row of a key winning as in
+    :meth:`fcbench.metrics.cases.CaseSummaries.passed`; a Rate is built only for a flip."""
+    base_rows = _rows_by_group(base)
+    new_rows = _rows_by_group(new)
     down: list[Flip] = []
     up: list[Flip] = []
     for t in targets:
-        for case_id, passed in new_cases.get((t.target, t.mode), []):
-            before = base_cases.get((t.base_target, t.mode, case_id))
-            if before is None or before.d == 0 or passed.d == 0:
+        before_rows = base_rows.get((t.base_target, t.mode), {})
+        for case_id, row in new_rows.get((t.target, t.mode), {}).items():
+            prior = before_rows.get(case_id)
+            if prior is None or prior.scorable == 0 or row.scorable == 0:
                 continue
-            was, now = _all_pass(before), _all_pass(passed)
+            was, now = prior.passes == prior.scorable, row.passes == row.scorable
             if was == now:
                 continue
-            failing_side = passed if was else before
+            failing = row if was else prior
             flip = Flip(
                 title=t.title,
                 base_target=t.base_target,
                 target=t.target,
                 mode=t.mode,
                 case_id=case_id,
-                base=before,
-                new=passed,
-                kind="full" if failing_side.n == 0 else "partial",
+                base=rate_of(prior.passes, prior.scorable),
+                new=rate_of(row.passes, row.scorable),
+                kind="full" if failing.passes == 0 else "partial",
             )
             (down if was else up).append(flip)
     return down, up
+
+
+def _rows_by_group(run: RunMetrics) -> dict[tuple[str, str], dict[str, CaseRow]]:
+    """(target, mode) -> case id -> the case's summary row (the last one of a key)."""
+    out: dict[tuple[str, str], dict[str, CaseRow]] = {}
+    for group in run.cases.groups:
+        out.setdefault((group.target, group.mode), {}).update((row.case_id, row) for row in group.rows)
+    return out
