@@ -69,9 +69,10 @@ def compare(
     --pair openai:gpt-4o=openai:gpt-4.1
     """
     from fcbench.metrics.parallel import compute_metrics_of
-    from fcbench.report.compare import compare_runs, parse_pair
+    from fcbench.report.compare import compare_runs
     from fcbench.report.compare_render import render_compare_json, render_compare_markdown
     from fcbench.report.github import render_compare_github
+    from fcbench.report.pairing import parse_pair
 
     if max_drop < 0:
         raise ConfigError("must not be negative", key="--max-drop")

@@ -1,6 +1,7 @@
 """The regression gate: pair the targets of two runs, then compare them metric by metric and case by case.
 
-**Pairing** (each pair records the rule that made it, in :attr:`TargetComparison.pairing`):
+**Pairing** (:mod:`fcbench.report.pairing`; each pair records the rule that made it, in
+:attr:`TargetComparison.pairing`):
 
 1. ``explicit``: ``pairs`` given as ``(BASE, NEW)``, each side a target label (``endpoint:model``) or
    a target name (the config's ``name``, e.g. ``prod``);
@@ -36,11 +37,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from fcbench.errors import ConfigError, RunStateError
+from fcbench.errors import RunStateError
 from fcbench.metrics import Rate, RunMetrics, Stability, TargetMetrics
 from fcbench.metrics.cases import CaseRow, rate_of
 from fcbench.metrics.stats import proportion_test
 from fcbench.report.common import fmt_rate
+from fcbench.report.pairing import PairingRule, named, pair_targets, pair_title
 
 GATED_METRICS: tuple[str, ...] = (
     "pass_rate",
@@ -57,7 +59,6 @@ WATCHED_METRICS: tuple[str, ...] = ("accepted", "coverage", "stability")
 ``max_coverage_drop`` points instead) and stability over repeats (warned about; the one "same
 outcome" key, :func:`fcbench.grading.normalised_outcome_key`)."""
 
-PairingRule = Literal["explicit", "name", "single"]
 FlipKind = Literal["full", "partial"]
 
 
@@ -158,16 +159,6 @@ class Comparison(BaseModel):
     verdict: str
 
 
-def parse_pair(text: str) -> tuple[str, str]:
-    """``BASE=NEW`` (labels or names) as a tuple; :class:`ConfigError` when it is not of that form."""
-    parts = text.split("=")
-    if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-        raise ConfigError(
-            f"expected BASE=NEW (a target label or name on each side), got {text!r}", key="--pair"
-        )
-    return parts[0].strip(), parts[1].strip()
-
-
 def compare_runs(
     base: RunMetrics,
     new: RunMetrics,
@@ -207,7 +198,7 @@ def compare_runs(
         match = partner.get(b.target)
         n = new.find(match[0], b.mode) if match else None
         if match is None or n is None:
-            title = f"{_named(b.name, b.target)} [{b.mode}]"
+            title = f"{named(b.name, b.target)} [{b.mode}]"
             only_in_base.append(title)
             why = notes.get(b.target) or (
                 f"its partner {match[0]} has no {b.mode} mode in NEW"
@@ -223,7 +214,7 @@ def compare_runs(
             f"compared 0 targets (BASE has {len(base.targets)} target x mode, NEW {len(new.targets)})"
         )
     only_in_new = [
-        f"{_named(t.name, t.target)} [{t.mode}]" for t in new.targets if (t.target, t.mode) not in used_new
+        f"{named(t.name, t.target)} [{t.mode}]" for t in new.targets if (t.target, t.mode) not in used_new
     ]
     if only_in_new:
         warnings.append(f"NEW targets with no partner in BASE (not compared): {', '.join(only_in_new)}")
@@ -264,59 +255,6 @@ def compare_runs(
     )
 
 
-def _labels(run: RunMetrics) -> dict[str, str]:
-    """Target label -> name, in run order."""
-    out: dict[str, str] = {}
-    for t in run.targets:
-        out.setdefault(t.target, t.name or t.target)
-    return out
-
-
-def _resolve(spec: str, labels: dict[str, str], side: str) -> str:
-    if spec in labels:
-        return spec
-    matches = [label for label, name in labels.items() if name == spec]
-    if len(matches) == 1:
-        return matches[0]
-    known = ", ".join(_named(n, label) for label, n in labels.items()) or "none"
-    if not matches:
-        raise ConfigError(f"{spec!r} is no target label or name of the {side} run ({known})", key="--pair")
-    raise ConfigError(f"{spec!r} names several targets of the {side} run: {', '.join(matches)}", key="--pair")
-
-
-def pair_targets(
-    base: RunMetrics, new: RunMetrics, pairs: Sequence[tuple[str, str]] = ()
-) -> tuple[list[tuple[str, str, PairingRule]], dict[str, str]]:
-    """Pair BASE target labels with NEW target labels: explicit pairs, then by name, then single.
-
-    Returns ``(base label, new label, rule)`` triples and, for BASE labels left unpaired, a note on
-    why when there is one more specific than "no partner".
-    """
-    base_labels, new_labels = _labels(base), _labels(new)
-    out: list[tuple[str, str, PairingRule]] = []
-    for b_spec, n_spec in pairs:
-        b, n = _resolve(b_spec, base_labels, "BASE"), _resolve(n_spec, new_labels, "NEW")
-        for label, index in ((b, 0), (n, 1)):
-            if any(p[index] == label for p in out):
-                raise ConfigError(f"{label} is paired more than once", key="--pair")
-        out.append((b, n, "explicit"))
-    notes: dict[str, str] = {}
-    free_new = [n for n in new_labels if all(p[1] != n for p in out)]
-    for b, name in base_labels.items():
-        if any(p[0] == b for p in out):
-            continue
-        candidates = [n for n in free_new if new_labels[n] == name]
-        twins = [other for other, other_name in base_labels.items() if other_name == name]
-        if len(candidates) == 1 and len(twins) == 1:
-            out.append((b, candidates[0], "name"))
-            free_new.remove(candidates[0])
-        elif candidates:
-            notes[b] = f"the name {name!r} is ambiguous; pair it with --pair BASE=NEW"
-    if not out and len(base_labels) == 1 and len(new_labels) == 1:
-        out.append((next(iter(base_labels)), next(iter(new_labels)), "single"))
-    return out, notes
-
-
 @dataclass(frozen=True)
 class _Gates:
     """The thresholds of one comparison."""
@@ -326,20 +264,6 @@ class _Gates:
     coverage: float
     latency: float | None
     cost: float | None
-
-
-def _named(name: str, label: str) -> str:
-    """``prod (openai:gpt-4o)``, or just the label when the target has no name of its own."""
-    return label if not name or name == label else f"{name} ({label})"
-
-
-def pair_title(b: TargetMetrics, n: TargetMetrics) -> str:
-    """How reports name a pair of targets."""
-    if (b.name or b.target) == (n.name or n.target):
-        if b.target == n.target:
-            return _named(b.name, b.target)
-        return f"{b.name or b.target} ({b.target} -> {n.target})"
-    return f"{_named(b.name, b.target)} -> {_named(n.name, n.target)}"
 
 
 def _delta(metric: str, b: Rate, n: Rate, alpha: float) -> MetricDelta:
