@@ -10,7 +10,7 @@ import pytest
 
 from fcbench import adapters
 from fcbench.adapters.common import text_call_anomaly
-from fcbench.contract import (
+from fcbench.contract.text_calls import (
     TEXT_CALL_LIMIT,
     TEXT_CALL_SCAN_CHARS,
     TextCall,

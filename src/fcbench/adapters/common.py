@@ -25,9 +25,8 @@ from fcbench.contract import (
     ToolCall,
     ToolCallsOutcome,
     ToolResultMessage,
-    calls_in_text,
-    text_calls_json,
 )
+from fcbench.contract.text_calls import calls_in_text, text_calls_json
 
 
 def anomaly(code: str, detail: str = "") -> Anomaly:
@@ -65,7 +64,7 @@ def text_call_anomaly(text: str | None, offered_tools: Sequence[str] | None) -> 
     """``json_call_in_text`` when ``text`` writes calls of offered tools as JSON, else None.
 
     Every dialect's text path calls this; the detail is the extracted calls as compact JSON
-    (name and arguments, :func:`fcbench.contract.calls_in_text`).
+    (name and arguments, :func:`fcbench.contract.text_calls.calls_in_text`).
     """
     calls = calls_in_text(text, offered_tools)
     return anomaly("json_call_in_text", text_calls_json(calls)) if calls else None

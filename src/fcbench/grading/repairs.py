@@ -8,7 +8,7 @@ after), and then grades the repaired outcome by the strict rules
 (:func:`fcbench.grading.strict.grade_strict`). Repairs, in this order:
 
 1. ``call_from_text``: a text outcome that writes calls of offered tools as JSON
-   (:func:`fcbench.contract.calls_in_text`) becomes those calls, all of them, in order (a name the
+   (:func:`fcbench.contract.text_calls.calls_in_text`) becomes those calls, all of them, in order (a name the
    case's ``name_map`` maps an offered tool to is read as that tool);
 2. in every call of an offered tool whose arguments parsed as an object, walking the arguments
    with the tool's schema (nested objects and arrays included; a local ``$ref`` is followed, and
@@ -42,7 +42,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fcbench.contract import Outcome, TextOutcome, ToolCall, ToolCallsOutcome, calls_in_text, make_call
+from fcbench.contract import Outcome, TextOutcome, ToolCall, ToolCallsOutcome, make_call
+from fcbench.contract.text_calls import calls_in_text
 from fcbench.grading.inputs import CallSpec, GradeInput
 from fcbench.grading.strict import grade_strict
 from fcbench.grading.verdict import Repair, RepairKind, Verdict

@@ -23,7 +23,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from fcbench.contract import AssistantMessage, ToolResultMessage, calls_in_text
+from fcbench.contract import AssistantMessage, ToolResultMessage
+from fcbench.contract.text_calls import calls_in_text
 from fcbench.suite.models import Case
 
 _QUESTION_MARKS = ("?", "？", "¿")
@@ -310,7 +311,7 @@ def written_calls(
 ) -> list[str] | None:
     """Names of the tool calls ``text`` writes out as JSON instead of making them; None when none.
 
-    The grader reads the text itself (:func:`fcbench.contract.calls_in_text`, calls
+    The grader reads the text itself (:func:`fcbench.contract.text_calls.calls_in_text`, calls
     of ``offered`` tools), so an outcome graded without the adapter (an older record, an outcome
     built by hand) is judged the same; an adapter's ``json_call_in_text`` anomaly counts too
     (its names may then be unknown: an empty list).
