@@ -51,6 +51,7 @@ from typing import Any
 import jsonschema
 
 from fcbench.mock.common import MockError
+from fcbench.mock.sim.schemas import schema_key
 
 OPENAI_STRICT_FORBIDDEN: tuple[str, ...] = (
     "default", "uniqueItems", "minLength", "maxLength", "oneOf", "allOf", "not", "if", "then", "else",
@@ -130,16 +131,17 @@ def _metaschema_error(schema: Any) -> str | None:
     """The first reason ``schema`` is not a valid draft 2020-12 JSON Schema, or None.
 
     Checking against the meta-schema costs milliseconds and every request repeats its tools, so
-    the answer is kept per schema text. The key is the schema's JSON with its keys in the order
-    the request gave them (not sorted): which error comes first follows that order.
+    the answer is kept per schema text. The key (:func:`~fcbench.mock.sim.schemas.schema_key`)
+    keeps the keys in the order the request gave them (not sorted): which error comes first
+    follows that order.
     """
-    return _metaschema_error_of(json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
+    return _metaschema_error_of(schema_key(schema))
 
 
 @lru_cache(maxsize=1024)
-def _metaschema_error_of(schema_json: str) -> str | None:
+def _metaschema_error_of(key: bytes | str) -> str | None:
     try:
-        jsonschema.Draft202012Validator.check_schema(json.loads(schema_json))
+        jsonschema.Draft202012Validator.check_schema(json.loads(key))
     except jsonschema.SchemaError as exc:
         return str(exc.message)
     return None

@@ -35,7 +35,7 @@ from fcbench.mock.sim.render import (
     give_up,
     summary,
 )
-from fcbench.mock.sim.schemas import required
+from fcbench.mock.sim.schemas import required, schema_key
 from fcbench.mock.sim.select import Plan, PlannedCall, Policy, ToolInfo, plan, profile, rank, recall
 from fcbench.schema.validate import SchemaValidator
 
@@ -58,10 +58,10 @@ def request_digest(request: SimRequest) -> int:
 
 
 @lru_cache(maxsize=512)
-def _validator(schema_json: str) -> SchemaValidator | None:
-    """The compiled validator of a tool schema given as JSON text; None when the schema is invalid."""
+def _validator(key: bytes | str) -> SchemaValidator | None:
+    """The compiled validator of a tool schema given by its key; None when the schema is invalid."""
     try:
-        return SchemaValidator(json.loads(schema_json))
+        return SchemaValidator(json.loads(key))
     except CaseError:
         return None
 
@@ -140,7 +140,7 @@ class Personality:
         """Argument values for a planned call, in the personality's style."""
         args = call.extraction.args(self.style)
         schema = call.tool.parameters
-        validator = _validator(json.dumps(schema))
+        validator = _validator(schema_key(schema))
         if validator is None:
             return args
         if not validator.validate(args).valid:

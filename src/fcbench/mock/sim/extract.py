@@ -18,7 +18,7 @@ from typing import Any
 
 from fcbench.mock.sim import values as v
 from fcbench.mock.sim.evidence import Context, Found
-from fcbench.mock.sim.schemas import Schema, branches, main_type, properties, required, resolve
+from fcbench.mock.sim.schemas import Schema, branches, main_type, properties, required, resolve, schema_key
 from fcbench.mock.sim.strings import is_id_name
 
 FANOUT_KINDS = frozenset({"pattern", "id"})
@@ -102,16 +102,8 @@ def _object(schema: Schema, root: Schema, ctx: Context) -> list[Found]:
     inner = extract_object(schema, root, ctx)
     if all(f.kind == "const" for f in inner.values.values()):
         return []
-    return [
-        Found(
-            inner.args("careful"),
-            inner.args("unbounded"),
-            inner.args("loose"),
-            "object",
-            inner.strength(),
-            missing=inner.missing + tuple(inner.conflicts),
-        )
-    ]
+    renderings = (inner.args("careful"), inner.args("unbounded"), inner.args("loose"))
+    return [Found(*renderings, "object", inner.strength(), missing=inner.missing + tuple(inner.conflicts))]
 
 
 def _array(name: str, schema: Schema, root: Schema, ctx: Context) -> list[Found]:
@@ -238,13 +230,18 @@ def extract_object(schema: Schema, root: Schema, ctx: Context, prefix: str = "")
 
 def extract(schema: Schema, text: str) -> Extraction:
     """Extract arguments for a tool whose parameters are ``schema`` from ``text`` (read once per pair)."""
-    return _extract(json.dumps(schema), text)
+    return _extract(schema_key(schema), text)
 
 
 @lru_cache(maxsize=2048)
-def _extract(schema_json: str, text: str) -> Extraction:
-    schema = json.loads(schema_json)
-    return extract_object(schema, schema, Context(text))
+def _extract(key: bytes | str, text: str) -> Extraction:
+    return extract_object(_schema(key), _schema(key), Context(text))
+
+
+@lru_cache(maxsize=512)
+def _schema(key: bytes | str) -> Schema:
+    """The schema of a key, decoded once and shared by the extractions that read it (never changed)."""
+    return dict(json.loads(key))
 
 
 def with_value(extraction: Extraction, name: str, found: Found) -> Extraction:

@@ -63,6 +63,9 @@ def _name_pattern(name: str) -> re.Pattern[str]:
 
 COUNTRY_PATTERNS = tuple((_name_pattern(n), n, c) for n, c in COUNTRY_NAMES.items())
 """(pattern, name, code) per lowercase country name, compiled once."""
+FOLDED_BY_IGNORECASE = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+"""Letters ``re.I`` matches to a country name's letter that ``lower()`` does not turn into it (İ, ı, ſ):
+translated, then lowered, a text holds every name :data:`COUNTRY_PATTERNS` finds in it."""
 # Two-letter words that are also ordinary English: accepted as codes only when written in capitals.
 _AMBIGUOUS_TEXT = "US IN IT NO AT BE DE ES AR CA PT SE ME TO"
 AMBIGUOUS_CODES = frozenset(_AMBIGUOUS_TEXT.split())

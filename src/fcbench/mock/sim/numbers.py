@@ -146,11 +146,14 @@ def _words_value(tokens: list[str]) -> float | None:
 
 
 _COMPOUND_VOCAB = sorted({*WORD_NUMBERS, *SCALE_WORDS, "und"} - {"k", "a"}, key=len, reverse=True)
+_COMPOUND_STARTS = frozenset(piece[:2] for piece in _COMPOUND_VOCAB)  # every piece has two letters or more
 
 
 def _split_compound(word: str) -> list[str] | None:
     parts: list[str] = []
     rest = word.lower()
+    if rest[:2] not in _COMPOUND_STARTS:  # no piece starts the word
+        return None
     while rest:
         for piece in _COMPOUND_VOCAB:
             if rest.startswith(piece):

@@ -11,12 +11,26 @@ import re
 from functools import lru_cache
 from typing import Any
 
+import msgspec
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 Schema = dict[str, Any]
 
 EMAIL_RE = re.compile(r"[\w.%+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,}")
+
+
+_ENCODE = msgspec.json.Encoder()
+
+
+def schema_key(schema: Any) -> bytes | str:
+    """JSON text of a schema for caches (keys in order; ``json.loads`` gives it back). Equal keys mean
+    equal schemas: msgspec's text, unless it holds ``null`` (msgspec's NaN and infinities), else json's."""
+    try:
+        fast = _ENCODE.encode(schema)
+    except (TypeError, ValueError, OverflowError):
+        return json.dumps(schema)
+    return json.dumps(schema) if b"null" in fast else fast
 
 
 def resolve(schema: Any, root: Schema, depth: int = 0) -> Schema:
@@ -127,14 +141,14 @@ def violations(value: Any, schema: Schema, root: Schema) -> list[str]:
         if key in root and key not in candidate:
             candidate[key] = root[key]
     try:
-        return [error.message for error in _checker(json.dumps(candidate)).iter_errors(value)]
+        return [error.message for error in _checker(schema_key(candidate)).iter_errors(value)]
     except (SchemaError, TypeError, ValueError, re.error):
         return []
 
 
 @lru_cache(maxsize=1024)
-def _checker(schema_json: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(schema_json), format_checker=Draft202012Validator.FORMAT_CHECKER)
+def _checker(key: bytes | str) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(key), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def fits(value: Any, schema: Schema, root: Schema) -> bool:

@@ -113,9 +113,11 @@ def countries(lname: str, text: str) -> list[Found]:
 @lru_cache(maxsize=1024)
 def _countries_in(text: str) -> tuple[Found, ...]:
     out: list[Found] = []
-    lowered = text.lower() if text.isascii() else None  # re.I folds some non-ASCII letters to ASCII
+    lowered = text.lower() if text.isascii() else text.translate(lx.FOLDED_BY_IGNORECASE).lower()
     for regex, name, code in lx.COUNTRY_PATTERNS:
-        for m in regex.finditer(text) if lowered is None or name in lowered else ():
+        if name not in lowered:  # a name that matches (any case) is in the lowered text
+            continue
+        for m in regex.finditer(text):
             out.append(Found(code, code, code.lower(), "country", 2.0, m.start(), m.end()))
     for m in re.finditer(r"(?<![\w.@\-])([A-Za-z]{2,3})(?![\w@\-])", text):
         token = m.group(1)
@@ -202,17 +204,8 @@ def pattern_matches(pattern: str, ctx: Context) -> list[Found]:
     for m in search.finditer(ctx.text):
         fixed = fit_pattern(m.group(0), full)
         if fixed is not None:
-            out.append(
-                Found(
-                    fixed,
-                    fixed,
-                    m.group(0),
-                    "pattern",
-                    3.0 if fixed == m.group(0) else 2.5,
-                    m.start(),
-                    m.end(),
-                )
-            )
+            strength = 3.0 if fixed == m.group(0) else 2.5
+            out.append(Found(fixed, fixed, m.group(0), "pattern", strength, m.start(), m.end()))
     for m in re.finditer(r"(?<![A-Za-z0-9\-])([A-Za-z]{1,6})[\s_]?(\d{2,})(?![A-Za-z0-9])", ctx.text):
         if any(f.start <= m.start() < f.end for f in out):
             continue

@@ -75,19 +75,8 @@ def find_number(name: str, schema: Schema, root: Schema, ctx: Context) -> list[F
     mentions = [n for n in ctx.numbers if ctx.free(n.start, n.end)]
     enum = [e for e in schema.get("enum") or [] if isinstance(e, int | float) and not isinstance(e, bool)]
     if enum:
-        return [
-            Found(
-                as_json_number(n.value, schema),
-                as_json_number(n.value, schema),
-                n.raw,
-                "enum",
-                1.5,
-                n.start,
-                n.end,
-            )
-            for n in mentions
-            if n.value in enum
-        ]
+        members = [(as_json_number(n.value, schema), n) for n in mentions if n.value in enum]
+        return [Found(value, value, n.raw, "enum", 1.5, n.start, n.end) for value, n in members]
     unit = property_unit(name, str(schema.get("description") or ""))
     parts = set(split_identifier(name).split())
     count_like = bool(parts & COUNT_NAMES)
