@@ -203,8 +203,8 @@ def test_sdks_read_the_same_stream_with_either_parser(parser: Parser) -> None:
                 extra_headers=headers,
             )
         )
-        claude = anthropic.Anthropic(base_url=urls["anthropic-messages"], api_key="k", max_retries=0)
-        with claude.messages.stream(
+        messages_client = anthropic.Anthropic(base_url=urls["anthropic-messages"], api_key="k", max_retries=0)
+        with messages_client.messages.stream(
             model="sim-scripted",
             max_tokens=100,
             messages=[{"role": "user", "content": "Where is ORD-104821?"}],
