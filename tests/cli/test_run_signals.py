@@ -15,6 +15,12 @@ import pytest
 from fcbench.endpoints import DEFAULT_TARGETS
 from fcbench.suite.loader import load_suite
 
+IGNORING_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'fcbench', *sys.argv[1:]])"
+)
+"""Runs ``fcbench ARGS`` with SIGINT ignored (it stays ignored across ``exec``)."""
+
 
 def default_run_size() -> int:
     """Observations of one repeat of the default run: core's single-turn cases on every default target."""
@@ -27,6 +33,19 @@ def default_run_size() -> int:
 def test_a_signal_keeps_every_finished_observation_and_says_how_to_resume(
     tmp_path: Path, sig: signal.Signals, code: int, name: str
 ) -> None:
+    check_signal_stops_the_run(tmp_path, sig, code, name)
+
+
+def test_sigterm_stops_a_run_started_with_sigint_ignored(tmp_path: Path) -> None:
+    # a background job of a script (`fcbench run &` without job control) starts with SIGINT ignored
+    check_signal_stops_the_run(tmp_path, signal.SIGTERM, 143, "SIGTERM", ignore_sigint=True)
+
+
+def check_signal_stops_the_run(
+    tmp_path: Path, sig: signal.Signals, code: int, name: str, ignore_sigint: bool = False
+) -> None:
+    """Start the default run, send ``sig`` once observations are on disk, check the orderly stop
+    (exit ``code``, every finished observation kept once, the resume command) and the resume."""
     args = [
         sys.executable,
         "-m",
@@ -39,6 +58,8 @@ def test_a_signal_keeps_every_finished_observation_and_says_how_to_resume(
         "--out",
         "runs",
     ]
+    if ignore_sigint:  # SIGINT ignored before exec, as a shell does for a background job
+        args = [sys.executable, "-c", IGNORING_SIGINT, *args[3:]]
     proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     records = None
     deadline = time.monotonic() + 60

@@ -111,7 +111,12 @@ class Interruption:
 @contextlib.contextmanager
 def interruptible() -> Iterator[Interruption]:
     """Turn SIGTERM into Ctrl-C for the block, so both cancel the run the same orderly way (every
-    finished observation written) and the caller can print the resume command."""
+    finished observation written) and the caller can print the resume command.
+
+    A process started with SIGINT ignored (a background job of a script: ``fcbench run &``) gets
+    Python's Ctrl-C handling back for the block: without it the forwarded SIGINT would be ignored
+    too, and a SIGTERM (``kill``, ``timeout``, a cancelled CI job) would not stop the run.
+    """
     seen = Interruption()
 
     def on_term(signum: int, frame: Any) -> None:
@@ -122,10 +127,15 @@ def interruptible() -> Iterator[Interruption]:
         signal.raise_signal(signal.SIGINT)
 
     previous = signal.signal(signal.SIGTERM, on_term)
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield seen
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextlib.contextmanager
