@@ -13,7 +13,7 @@ import pytest
 from records_builder import RunBuilder, call_outcome, error_outcome, text_outcome, verdict
 
 from fcbench.metrics import CaseSummary, RunMetrics, compute_metrics
-from fcbench.metrics.cases import CaseSummaries
+from fcbench.metrics.cases import CaseSummaries, rate_of
 from fcbench.report.common import failing_cases
 from fcbench.report.jsonfmt import render_json, write_json
 
@@ -95,7 +95,11 @@ def test_case_summaries_read_as_the_built_summaries(metrics: RunMetrics) -> None
     assert failing_cases(metrics) == failing and failing_cases(metrics, 2) == failing[:2]
     assert metrics.cases.worst(3) == (len(failing), failing[:3])
     assert metrics.cases.select(lambda row: bool(row.drift)) == [c for c in built if c.drift]
-    assert metrics.cases.passed() == {(c.target, c.mode, c.case_id): c.passed for c in built}
+    by_case = metrics.cases.by_case()
+    passed = {
+        (t, m, i): rate_of(r.passes, r.scorable) for (t, m), rows in by_case.items() for i, r in rows.items()
+    }
+    assert passed == {(c.target, c.mode, c.case_id): c.passed for c in built}
 
 
 def test_case_summaries_pickle_compactly_and_share_their_parts(metrics: RunMetrics) -> None:

@@ -87,8 +87,6 @@ class CaseGroup(msgspec.Struct, gc=False, array_like=True):
     """One row per case."""
 
 
-CaseKey = tuple[str, str, str]
-"""(target, mode, case id)."""
 
 _validate_case = CaseSummary.__pydantic_validator__.validate_python
 _CASE_FIELDS = set(CaseSummary.model_fields)
@@ -249,9 +247,12 @@ class CaseSummaries(Sequence[CaseSummary]):
         groups = self._groups
         return len(failing), [summary(groups[i], groups[i].rows[j]) for *_, i, j in kept]
 
-    def passed(self) -> dict[CaseKey, Rate]:
-        """(target, mode, case id) -> passing out of scorable repeats."""
-        return {(g.target, g.mode, r.case_id): rate_of(r.passes, r.scorable) for g, r in self.rows()}
+    def by_case(self) -> dict[tuple[str, str], dict[str, CaseRow]]:
+        """(target, mode) -> case id -> its row; of several rows of one key, the last."""
+        out: dict[tuple[str, str], dict[str, CaseRow]] = {}
+        for g in self._groups:
+            out.setdefault((g.target, g.mode), {}).update((r.case_id, r) for r in g.rows)
+        return out
 
     @classmethod
     def __get_pydantic_core_schema__(
@@ -359,6 +360,6 @@ def summary(group: CaseGroup, row: CaseRow) -> CaseSummary:
     return built
 
 
-__all__ = ["CaseGroup", "CaseInfo", "CaseKey", "CaseRow", "CaseSummaries", "DriftRow", "rate_of", "summary"]
+__all__ = ["CaseGroup", "CaseInfo", "CaseRow", "CaseSummaries", "DriftRow", "rate_of", "summary"]
 
 RunMetrics.model_rebuild(_types_namespace={"CaseSummaries": CaseSummaries})

@@ -39,7 +39,7 @@ from pydantic import BaseModel, Field
 
 from fcbench.errors import RunStateError
 from fcbench.metrics import Rate, RunMetrics, Stability, TargetMetrics
-from fcbench.metrics.cases import CaseRow, rate_of
+from fcbench.metrics.cases import rate_of
 from fcbench.metrics.stats import proportion_test
 from fcbench.report.common import fmt_rate
 from fcbench.report.pairing import PairingRule, named, pair_targets, pair_title
@@ -376,10 +376,10 @@ def _flips(
 ) -> tuple[list[Flip], list[Flip]]:
     """The cases of each pair that flipped, in pair order, then in NEW's case order.
 
-    Each side's rows are looked up by (target, mode, case id), the last row of a key winning as in
-    :meth:`fcbench.metrics.cases.CaseSummaries.passed`; a Rate is built only for a flip."""
-    base_rows = _rows_by_group(base)
-    new_rows = _rows_by_group(new)
+    Each side's rows are looked up by (target, mode, case id)
+    (:meth:`fcbench.metrics.cases.CaseSummaries.by_case`); a Rate is built only for a flip."""
+    base_rows = base.cases.by_case()
+    new_rows = new.cases.by_case()
     down: list[Flip] = []
     up: list[Flip] = []
     for t in targets:
@@ -404,11 +404,3 @@ def _flips(
             )
             (down if was else up).append(flip)
     return down, up
-
-
-def _rows_by_group(run: RunMetrics) -> dict[tuple[str, str], dict[str, CaseRow]]:
-    """(target, mode) -> case id -> the case's summary row (the last one of a key)."""
-    out: dict[tuple[str, str], dict[str, CaseRow]] = {}
-    for group in run.cases.groups:
-        out.setdefault((group.target, group.mode), {}).update((row.case_id, row) for row in group.rows)
-    return out
