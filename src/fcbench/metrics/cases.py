@@ -87,7 +87,6 @@ class CaseGroup(msgspec.Struct, gc=False, array_like=True):
     """One row per case."""
 
 
-
 _validate_case = CaseSummary.__pydantic_validator__.validate_python
 _CASE_FIELDS = set(CaseSummary.model_fields)
 
