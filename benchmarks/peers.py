@@ -37,8 +37,10 @@ import textwrap
 import time
 import urllib.request
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
+from installed import compile_fcbench
 from stub_provider import start_server, stop_server, stub_command
 
 KEY = "bench-key"
@@ -139,6 +141,8 @@ class Measured:
     answered: int
     """Tool calls the stub answered during the run."""
     note: str = ""
+    launched_at: float = 0.0
+    """Wall-clock time (``time.time()``) the child was started."""
 
 
 def answered(stats_url: str) -> int:
@@ -151,6 +155,7 @@ def measure(
 ) -> Measured:
     """Run ``command`` as a child; its wall time, CPU and peak RSS, and the stub's answers meanwhile."""
     before = answered(stats_url)
+    launched_at = time.time()
     started = time.perf_counter()
     child = subprocess.Popen(
         command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -167,6 +172,7 @@ def measure(
         usage.ru_maxrss / 1024,
         answered(stats_url) - before,
         note,
+        launched_at,
     )
 
 
@@ -197,12 +203,20 @@ def write_suite(path: Path, n: int) -> Path:
     return path
 
 
-def check_fcbench(work: Path, n: int) -> str:
+def check_fcbench(work: Path, n: int, run: Measured, ideal_s: float) -> str:
+    """Check every record is a tool call; split the wall time at the first request fcbench sent."""
     (run_dir,) = (work / "runs").iterdir()
-    kinds = [json.loads(line)["outcome"]["kind"] for line in (run_dir / "records.jsonl").open()]
-    if len(kinds) != n or set(kinds) != {"tool_calls"}:
-        raise SystemExit(f"fcbench recorded {len(kinds)} observations, kinds {set(kinds)}")
-    return f"{n} records, every one a tool call"
+    records = [json.loads(line) for line in (run_dir / "records.jsonl").open()]
+    kinds = {record["outcome"]["kind"] for record in records}
+    if len(records) != n or kinds != {"tool_calls"}:
+        raise SystemExit(f"fcbench recorded {len(records)} observations, kinds {kinds}")
+    first = min(datetime.fromisoformat(record["started_at"]).timestamp() for record in records)
+    start_up = first - run.launched_at
+    requests = run.wall_s - start_up
+    return (
+        f"{n} records, every one a tool call; first request after {start_up:.2f} s (start-up), "
+        f"the rest {requests:.2f} s ({requests / ideal_s:.2f}x ideal)"
+    )
 
 
 def promptfoo_config(base_url: str, n: int, c: int, work: Path) -> Path:
@@ -243,6 +257,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     n, c = args.n, args.concurrency
+    compile_fcbench()
     proc, urls = start_server(stub_command(args.latency_ms))
     base = urls["openai-chat"]
     stats = base.removesuffix("/v1") + "/stats"
@@ -268,7 +283,8 @@ def main() -> None:
             work.mkdir()
             command, env = fcbench_run(base, n, c, work)
             run = measure("fcbench", command, stats, work, env)
-            results.append(Measured(**{**run.__dict__, "note": check_fcbench(work, n)}))
+            ideal_s = n * args.latency_ms / 1000 / c
+            results.append(Measured(**{**run.__dict__, "note": check_fcbench(work, n, run, ideal_s)}))
             if args.inspect:
                 work = root / "inspect"
                 work.mkdir()
