@@ -14,7 +14,7 @@ from pathlib import Path
 
 
 def compile_fcbench() -> Path:
-    """Write the bytecode cache of every fcbench module (as pip does on install); return the package folder."""
+    """Write the bytecode cache of every fcbench module, as pip does on install; return its folder."""
     spec = importlib.util.find_spec("fcbench")
     if spec is None or spec.origin is None:
         raise SystemExit("fcbench is not importable from this interpreter")
