@@ -255,10 +255,11 @@ def _state_checker(target: Candidate, ranked: list[Candidate]) -> PlannedCall | 
 def _multi_intent(
     text: str, infos: list[ToolInfo], policy: Policy, memory: Mapping[str, Any] | None
 ) -> list[PlannedCall]:
+    acting = [clause for clause in tx.clauses(text) if tx.has_action(clause)]
+    if len(acting) < 2:  # one clause calls one tool at most: never several tools
+        return []
     calls: list[PlannedCall] = []
-    for clause in tx.clauses(text):
-        if not tx.has_action(clause):
-            continue
+    for clause in acting:
         ranked = rank(clause, infos, memory)
         if (
             ranked
