@@ -57,6 +57,28 @@ class Extraction:
         return sum(f.strength for f in self.values.values() if f.value is not None or f.unbounded is not None)
 
 
+@dataclass(frozen=True)
+class Slot:
+    """One property of an object schema as the extractor reads it."""
+
+    name: str
+    schema: Schema
+    """The property's schema, local references resolved."""
+    required: bool
+
+
+def reading_order(schema: Schema, root: Schema) -> tuple[Slot, ...]:
+    """The properties of an object schema in the order they are read: the most specific evidence
+    first (constants, patterns and emails, postal codes, enums, identifiers, ...), ties in declared
+    order. A property read earlier claims its span of the text before the others look."""
+    schema = resolve(schema, root)
+    props = properties(schema, root)
+    needed = required(schema, root)
+    names = list(props)
+    ranked = sorted(names, key=lambda n: (_priority(n, props[n], root), names.index(n)))
+    return tuple(Slot(name, props[name], name in needed) for name in ranked)
+
+
 def _priority(name: str, schema: Schema, root: Schema) -> int:
     sub = resolve(schema, root)
     kind = main_type(sub)
@@ -194,36 +216,37 @@ def _choose(found: list[Found], ctx: Context) -> tuple[Found | None, tuple[Found
     return distinct[0], (), tuple(d.unbounded for d in distinct)
 
 
-def extract_object(schema: Schema, root: Schema, ctx: Context, prefix: str = "") -> Extraction:
-    """Extract every property of an object schema from ``ctx`` (claims spans as it goes)."""
-    schema = resolve(schema, root)
-    props = properties(schema, root)
-    needed = required(schema, root)
+def extract_object(
+    schema: Schema, root: Schema, ctx: Context, prefix: str = "", order: tuple[Slot, ...] | None = None
+) -> Extraction:
+    """Extract every property of an object schema from ``ctx`` (claims spans as it goes); ``order``
+    is the schema's :func:`reading_order` when the caller already has it."""
     values: dict[str, Found] = {}
     missing: list[str] = []
     conflicts: dict[str, tuple[Any, ...]] = {}
     fanout: dict[str, tuple[Found, ...]] = {}
     problems: dict[str, str] = {}
-    for name in sorted(props, key=lambda n: (_priority(n, props[n], root), list(props).index(n))):
+    for slot in reading_order(schema, root) if order is None else order:
+        name, needed = slot.name, slot.required
         path = f"{prefix}{name}"
-        chosen, several, clash = _choose(candidates(name, props[name], root, ctx), ctx)
+        chosen, several, clash = _choose(candidates(name, slot.schema, root, ctx), ctx)
         if chosen is None:
-            if name in needed:
+            if needed:
                 missing.append(path)
             continue
         for f in several or (chosen,):
             ctx.claim(f)
-        if clash and name not in needed:
+        if clash and not needed:
             continue
         if clash:
             conflicts[path] = clash
         if several:
             fanout[path] = several
         values[name] = chosen
-        if name in needed and chosen.value is None:
+        if needed and chosen.value is None:
             problems[path] = chosen.problem or "not usable"
             missing.append(path)
-        if name in needed and chosen.missing:
+        if needed and chosen.missing:
             missing.extend(f"{path}.{m}" for m in chosen.missing)
     return Extraction(values, tuple(missing), conflicts, fanout, problems)
 
@@ -235,13 +258,16 @@ def extract(schema: Schema, text: str) -> Extraction:
 
 @lru_cache(maxsize=2048)
 def _extract(key: bytes | str, text: str) -> Extraction:
-    return extract_object(_schema(key), _schema(key), Context(text))
+    schema, order = _reading(key)
+    return extract_object(schema, schema, Context(text), order=order)
 
 
 @lru_cache(maxsize=512)
-def _schema(key: bytes | str) -> Schema:
-    """The schema of a key, decoded once and shared by the extractions that read it (never changed)."""
-    return dict(json.loads(key))
+def _reading(key: bytes | str) -> tuple[Schema, tuple[Slot, ...]]:
+    """The schema of a key and its reading order, made once and shared by the extractions that read
+    it (never changed)."""
+    schema: Schema = dict(json.loads(key))
+    return schema, reading_order(schema, schema)
 
 
 def with_value(extraction: Extraction, name: str, found: Found) -> Extraction:
