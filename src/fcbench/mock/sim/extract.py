@@ -22,6 +22,7 @@ from fcbench.mock.sim.schemas import Schema, branches, main_type, properties, re
 from fcbench.mock.sim.strings import is_id_name
 
 FANOUT_KINDS = frozenset({"pattern", "id"})
+Order = tuple[tuple[str, Schema, bool], ...]
 
 
 @dataclass(frozen=True)
@@ -57,26 +58,12 @@ class Extraction:
         return sum(f.strength for f in self.values.values() if f.value is not None or f.unbounded is not None)
 
 
-@dataclass(frozen=True)
-class Slot:
-    """One property of an object schema as the extractor reads it."""
-
-    name: str
-    schema: Schema
-    """The property's schema, local references resolved."""
-    required: bool
-
-
-def reading_order(schema: Schema, root: Schema) -> tuple[Slot, ...]:
-    """The properties of an object schema in the order they are read: the most specific evidence
-    first (constants, patterns and emails, postal codes, enums, identifiers, ...), ties in declared
-    order. A property read earlier claims its span of the text before the others look."""
-    schema = resolve(schema, root)
-    props = properties(schema, root)
-    needed = required(schema, root)
-    names = list(props)
-    ranked = sorted(names, key=lambda n: (_priority(n, props[n], root), names.index(n)))
-    return tuple(Slot(name, props[name], name in needed) for name in ranked)
+def reading_order(schema: Schema, root: Schema) -> Order:
+    """An object schema's properties (name, schema with references resolved, whether required), the
+    most specific evidence first (a property read earlier claims its span), ties in declared order."""
+    props, needed = properties(resolve(schema, root), root), required(resolve(schema, root), root)
+    ranked = sorted(props, key=lambda n: (_priority(n, props[n], root), list(props).index(n)))
+    return tuple((name, props[name], name in needed) for name in ranked)
 
 
 def _priority(name: str, schema: Schema, root: Schema) -> int:
@@ -121,7 +108,7 @@ def candidates(name: str, schema: Schema, root: Schema, ctx: Context) -> list[Fo
 
 
 def _object(schema: Schema, root: Schema, ctx: Context) -> list[Found]:
-    inner = extract_object(schema, root, ctx)
+    inner = extract_object(reading_order(schema, root), root, ctx)
     if all(f.kind == "const" for f in inner.values.values()):
         return []
     renderings = (inner.args("careful"), inner.args("unbounded"), inner.args("loose"))
@@ -168,13 +155,12 @@ def _array(name: str, schema: Schema, root: Schema, ctx: Context) -> list[Found]
 
 
 def _objects_from_segments(items: Schema, root: Schema, ctx: Context) -> list[Extraction]:
-    props = properties(items, root)
-    needed = required(items, root) or list(props)
-    anchors = sorted(props, key=lambda n: _priority(n, props[n], root))
-    anchor = next((n for n in anchors if n in needed and _priority(n, props[n], root) <= 4), None)
+    order = reading_order(items, root)
+    needed = required(items, root) or [name for name, _, _ in order]
+    anchor = next(((n, s) for n, s, _ in order if n in needed and _priority(n, s, root) <= 4), None)
     if anchor is None:
         return []
-    hits = [f for f in candidates(anchor, props[anchor], root, Context(ctx.text)) if f.start >= 0]
+    hits = [f for f in candidates(*anchor, root, Context(ctx.text)) if f.start >= 0]
     if not hits:
         return []
     text = ctx.text
@@ -187,7 +173,7 @@ def _objects_from_segments(items: Schema, root: Schema, ctx: Context) -> list[Ex
         else:
             end = hits[i + 1].start if i + 1 < len(hits) else len(text)
             segment = text[hit.start : end]
-        out.append(extract_object(items, root, Context(segment)))
+        out.append(extract_object(order, root, Context(segment)))
         ctx.claim(hit)
     return out
 
@@ -216,38 +202,34 @@ def _choose(found: list[Found], ctx: Context) -> tuple[Found | None, tuple[Found
     return distinct[0], (), tuple(d.unbounded for d in distinct)
 
 
-def extract_object(
-    schema: Schema, root: Schema, ctx: Context, prefix: str = "", order: tuple[Slot, ...] | None = None
-) -> Extraction:
-    """Extract every property of an object schema from ``ctx`` (claims spans as it goes); ``order``
-    is the schema's :func:`reading_order` when the caller already has it."""
+def extract_object(order: Order, root: Schema, ctx: Context) -> Extraction:
+    """Extract every property of an object schema, in its :func:`reading_order`, from ``ctx``
+    (claims spans as it goes)."""
     values: dict[str, Found] = {}
     missing: list[str] = []
     conflicts: dict[str, tuple[Any, ...]] = {}
     fanout: dict[str, tuple[Found, ...]] = {}
     problems: dict[str, str] = {}
-    for slot in reading_order(schema, root) if order is None else order:
-        name, needed = slot.name, slot.required
-        path = f"{prefix}{name}"
-        chosen, several, clash = _choose(candidates(name, slot.schema, root, ctx), ctx)
+    for name, sub, needed in order:
+        chosen, several, clash = _choose(candidates(name, sub, root, ctx), ctx)
         if chosen is None:
             if needed:
-                missing.append(path)
+                missing.append(name)
             continue
         for f in several or (chosen,):
             ctx.claim(f)
         if clash and not needed:
             continue
         if clash:
-            conflicts[path] = clash
+            conflicts[name] = clash
         if several:
-            fanout[path] = several
+            fanout[name] = several
         values[name] = chosen
         if needed and chosen.value is None:
-            problems[path] = chosen.problem or "not usable"
-            missing.append(path)
+            problems[name] = chosen.problem or "not usable"
+            missing.append(name)
         if needed and chosen.missing:
-            missing.extend(f"{path}.{m}" for m in chosen.missing)
+            missing.extend(f"{name}.{m}" for m in chosen.missing)
     return Extraction(values, tuple(missing), conflicts, fanout, problems)
 
 
@@ -259,13 +241,12 @@ def extract(schema: Schema, text: str) -> Extraction:
 @lru_cache(maxsize=2048)
 def _extract(key: bytes | str, text: str) -> Extraction:
     schema, order = _reading(key)
-    return extract_object(schema, schema, Context(text), order=order)
+    return extract_object(order, schema, Context(text))
 
 
 @lru_cache(maxsize=512)
-def _reading(key: bytes | str) -> tuple[Schema, tuple[Slot, ...]]:
-    """The schema of a key and its reading order, made once and shared by the extractions that read
-    it (never changed)."""
+def _reading(key: bytes | str) -> tuple[Schema, Order]:
+    """A schema by its key, and its reading order: made once and shared (never changed)."""
     schema: Schema = dict(json.loads(key))
     return schema, reading_order(schema, schema)
 

@@ -256,10 +256,8 @@ def _multi_intent(
     text: str, infos: list[ToolInfo], policy: Policy, memory: Mapping[str, Any] | None
 ) -> list[PlannedCall]:
     acting = [clause for clause in tx.clauses(text) if tx.has_action(clause)]
-    if len(acting) < 2:  # one clause calls one tool at most: never several tools
-        return []
     calls: list[PlannedCall] = []
-    for clause in acting:
+    for clause in acting if len(acting) > 1 else ():  # one clause never plans calls of several tools
         ranked = rank(clause, infos, memory)
         if (
             ranked
