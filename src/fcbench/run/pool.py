@@ -102,7 +102,7 @@ async def run_plan(
     queue: Iterator[Planned] = iter(todo)
     guard = fail_fast or FailFast(limit=None)
     waiting: asyncio.Queue[Played] = asyncio.Queue(maxsize=max(concurrency, 1))
-    with RecordWriter(records_path) as writer:
+    with RecordWriter(records_path, background=True) as writer:
 
         def finish(played: Played) -> None:
             nonlocal recorded

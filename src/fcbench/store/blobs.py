@@ -131,18 +131,33 @@ def expand_blobs(value: Any, blobs: dict[str, Any]) -> Any:
 
 
 class DurableAppender:
-    """A file appended to in batches: :meth:`sync` writes what is queued, then flushes and fsyncs."""
+    """A file appended to in batches: :meth:`sync` writes what is queued, then flushes and fsyncs.
+
+    Queuing and writing are two steps (:meth:`take_pending`, then :meth:`write_durably`), so a
+    caller may hand a taken batch to another thread and keep queuing meanwhile."""
 
     _file: IO[Any]
+    _pending: list[str]
 
-    def _write_pending(self) -> None:
-        raise NotImplementedError
+    def take_pending(self) -> list[str]:
+        """The queued lines, leaving the queue empty."""
+        taken, self._pending = self._pending, []
+        return taken
+
+    def _encode(self, lines: list[str]) -> bytes | str:
+        """What the file receives for ``lines``."""
+        return "".join(lines)
+
+    def write_durably(self, lines: list[str]) -> None:
+        """Write ``lines``, then flush and fsync so they survive a crash."""
+        if lines:
+            self._file.write(self._encode(lines))
+        self._file.flush()
+        os.fsync(self._file.fileno())
 
     def sync(self) -> None:
         """Write what is queued, then flush and fsync so it survives a crash."""
-        self._write_pending()
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        self.write_durably(self.take_pending())
 
     def close(self) -> None:
         """Sync and close (closing twice is harmless)."""
@@ -188,8 +203,6 @@ class BlobStore(DurableAppender):
         """A record's ``raw`` with its request, response and attempts compacted separately."""
         return {key: self.compact(value) for key, value in raw.items()}
 
-    def _write_pending(self) -> None:
-        """The queued blobs as one gzip member."""
-        if self._pending:
-            self._file.write(gzip.compress("".join(self._pending).encode("utf-8"), compresslevel=6))
-            self._pending.clear()
+    def _encode(self, lines: list[str]) -> bytes:
+        """The blobs of one batch as one gzip member."""
+        return gzip.compress("".join(lines).encode("utf-8"), compresslevel=6)

@@ -11,6 +11,8 @@ import json
 import os
 import time
 from collections.abc import Iterator, Mapping
+from concurrent import futures
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -254,10 +256,16 @@ class RecordWriter(DurableAppender):
     Raw exchanges are compacted through a :class:`~fcbench.store.blobs.BlobStore` beside the records.
     A batch is written when it holds ``batch`` records or its oldest record waited ``max_wait_s``:
     blobs first (fsynced), then the records that reference them, so a crash loses at most the
-    observations of the unwritten batch, which a resumed run observes again.
+    observations of the unwritten batches, which a resumed run observes again.
+
+    With ``background``, batches are written by one thread of their own, in order, so the caller
+    (the run's event loop) never waits for the disk; a batch that failed to write raises at the
+    next :meth:`append`, :meth:`sync` or :meth:`close`, and :meth:`close` waits for every batch.
     """
 
-    def __init__(self, path: Path, batch: int = 32, max_wait_s: float = 1.0) -> None:
+    def __init__(
+        self, path: Path, batch: int = 32, max_wait_s: float = 1.0, background: bool = False
+    ) -> None:
         self._path = path
         self._batch = batch
         self._max_wait_s = max_wait_s
@@ -266,6 +274,8 @@ class RecordWriter(DurableAppender):
         truncate_torn_tail(path)
         self._blobs = BlobStore(path.with_name(BLOBS_FILE))
         self._file = path.open("a", encoding="utf-8")
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="fcbench-records") if background else None
+        self._batches: list[Future[None]] = []
 
     def append(self, record: Record) -> None:
         """Queue one record (its raw exchange compacted); write the batch when it is due."""
@@ -288,18 +298,40 @@ class RecordWriter(DurableAppender):
         """How long a finished record may wait in memory before it is written."""
         return self._max_wait_s
 
-    def _write_pending(self) -> None:
-        """The queued blobs (written and fsynced first, so no record points at a missing blob), then
-        the queued records."""
-        self._blobs.sync()
-        if self._pending:
-            self._file.writelines(self._pending)
-            self._pending.clear()
+    def sync(self) -> None:
+        """Write the queued blobs and records (in the background thread when there is one)."""
+        if self._writer is None:
+            self._write_batch(self._blobs.take_pending(), self.take_pending())
+            return
+        self._raise_failed(wait=False)
+        self._batches.append(
+            self._writer.submit(self._write_batch, self._blobs.take_pending(), self.take_pending())
+        )
+
+    def _write_batch(self, blobs: list[str], records: list[str]) -> None:
+        """The blobs (written and fsynced first, so no record points at a missing blob), then the records."""
+        self._blobs.write_durably(blobs)
+        self.write_durably(records)
+
+    def _raise_failed(self, wait: bool) -> None:
+        """Raise the error of the first batch that failed to write; forget the batches written."""
+        if wait:
+            futures.wait(self._batches)
+        while self._batches and self._batches[0].done():
+            self._batches.pop(0).result()
 
     def close(self) -> None:
-        """Sync and close the records and the blob files."""
-        super().close()
-        self._blobs.close()
+        """Sync and close the records and the blob files (after every batch is written)."""
+        try:
+            if not self._file.closed:
+                self.sync()
+            self._raise_failed(wait=True)
+        finally:
+            if self._writer is not None:
+                self._writer.shutdown(wait=True)
+            self._batches.clear()  # the first failure is raised; the batches after it failed alike
+            self._file.close()
+            self._blobs.close()
 
     def __enter__(self) -> RecordWriter:
         return self
