@@ -208,7 +208,7 @@ class BedrockConverseDialect:
             }
         else:
             headers = {":event-type": name, ":content-type": "application/json", ":message-type": "event"}
-        return encode_frame(headers, event.data_text().encode())
+        return encode_frame(headers, event.data_bytes())
 
 
 def _event(name: str, data: dict[str, Any], ctx: RenderContext) -> SseEvent:

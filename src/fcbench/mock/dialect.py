@@ -123,8 +123,8 @@ def load_dialects() -> dict[str, Dialect]:
 
 def frame_named(event: SseEvent) -> bytes:
     """``event: NAME`` + ``data: JSON`` framing (Responses, Anthropic)."""
-    head = f"event: {event.event}\n" if event.event else ""
-    return f"{head}data: {event.data_text()}\n\n".encode()
+    head = b"event: " + event.event.encode() + b"\n" if event.event else b""
+    return head + b"data: " + event.data_bytes() + b"\n\n"
 
 
 def bearer_token(headers: Mapping[str, str]) -> str | None:

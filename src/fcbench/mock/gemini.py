@@ -191,7 +191,7 @@ class GeminiDialect:
 
     def frame(self, event: SseEvent) -> bytes:
         """``data: `` records separated by CRLF blank lines, as the real API sends them."""
-        return f"data: {event.data_text()}\r\n\r\n".encode()
+        return b"data: " + event.data_bytes() + b"\r\n\r\n"
 
 
 def _response_id(ctx: RenderContext) -> str:

@@ -158,7 +158,7 @@ class OpenAIChatDialect(OpenAIBase):
 
     def frame(self, event: SseEvent) -> bytes:
         """``data: ...`` records without event names."""
-        return f"data: {event.data_text()}\n\n".encode()
+        return b"data: " + event.data_bytes() + b"\n\n"
 
 
 def _completion_id(ctx: RenderContext) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from fcbench.mock.common import COMPACT_JSON
+from fcbench.mock.common import compact_json
 
 JSON_TYPE = "application/json"
 SSE_TYPE = "text/event-stream; charset=utf-8"
@@ -55,7 +55,7 @@ class ChunksResponse(Response):
 
 def dumps(body: Any) -> bytes:
     """Compact JSON bytes, non-ASCII kept as is."""
-    return COMPACT_JSON.encode(body).encode()
+    return compact_json(body)
 
 
 def json_response(status: int, body: Any, headers: Mapping[str, str]) -> Response:
