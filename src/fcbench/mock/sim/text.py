@@ -66,7 +66,7 @@ for _concept, _words in CONCEPTS.items():
             _CJK_CONCEPT.append((_word, _concept))
         else:
             _WORD_CONCEPT.setdefault(_word, _concept)
-
+_CJK_WRITES = [(word, concept) for word, concept in _CJK_CONCEPT if concept in WRITE_CONCEPTS]
 PHRASE_CONCEPTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bmoney back\b|\bgive (?:me )?(?:my|the) money\b|\breturn (?:my|the) money\b"), "refund"),
     (re.compile(r"\bhow much\b"), "quote"),
@@ -202,8 +202,8 @@ def action_words(text: str) -> frozenset[str]:
             found.add(ACTION_VERBS[word])
         elif word in WRITE_WORDS:
             found.add(_WORD_CONCEPT.get(word) or f"w:{stem(word)}")
-    for phrase, concept in _CJK_CONCEPT:  # 已取消 or 被删除 is a state, not a request
-        if concept in WRITE_CONCEPTS and re.search(rf"(?<!已)(?<!已经)(?<!被){re.escape(phrase)}", text):
+    for phrase, concept in _CJK_WRITES:  # 已取消 or 被删除 is a state, not a request
+        if phrase in text and re.search(rf"(?<!已)(?<!已经)(?<!被){re.escape(phrase)}", text):
             found.add(concept)
     for pattern, concept in PHRASE_CONCEPTS:
         if concept in WRITE_CONCEPTS and pattern.search(lowered):
