@@ -13,12 +13,15 @@ import random
 import re
 import string
 import struct
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import msgspec
 
 from fcbench.mock.sim.base import SimReply, SimRequest
+from fcbench.mock.sim.schemas import schema_key
 
 ErrorKind = Literal[
     "invalid_request",
@@ -208,17 +211,47 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / 4) if text else 0
 
 
-def request_tokens(request: SimRequest) -> int:
-    """Estimated input tokens of a decoded request (system, turns and tool schemas)."""
-    parts: list[str] = [request.system]
+def schema_size(schema: dict[str, Any]) -> int:
+    """Characters of ``json.dumps(schema)``: what a tool schema adds to a request's token estimate."""
+    return len(json.dumps(schema))
+
+
+class SchemaSizes:
+    """:func:`schema_size` of each distinct tool schema, kept for the next request that repeats it
+    (every request of a run repeats its tools): the ``limit`` schemas used last are kept."""
+
+    def __init__(self, limit: int = 1024) -> None:
+        self._sizes: OrderedDict[bytes | str, int] = OrderedDict()
+        self._limit = limit
+
+    def __call__(self, schema: dict[str, Any]) -> int:
+        """The length, computed the first time the schema is seen (keyed by its exact JSON text)."""
+        key = schema_key(schema)
+        size = self._sizes.get(key)
+        if size is not None:
+            self._sizes.move_to_end(key)
+            return size
+        size = self._sizes[key] = schema_size(schema)
+        if len(self._sizes) > self._limit:
+            self._sizes.popitem(last=False)
+        return size
+
+    def __len__(self) -> int:
+        """How many schemas are kept."""
+        return len(self._sizes)
+
+
+def request_tokens(request: SimRequest, sizes: Callable[[dict[str, Any]], int] = schema_size) -> int:
+    """Estimated input tokens of a decoded request (system, turns and tool schemas), as
+    :func:`estimate_tokens` of their text; ``sizes`` gives each tool schema's :func:`schema_size`."""
+    length = len(request.system)
     for turn in request.turns:
-        parts.append(turn.text)
-        parts.extend(call.name + call.arguments_json for call in turn.calls)
+        length += len(turn.text) + sum(len(call.name) + len(call.arguments_json) for call in turn.calls)
         if turn.result is not None:
-            parts.append(turn.result if isinstance(turn.result, str) else json.dumps(turn.result))
+            length += len(turn.result if isinstance(turn.result, str) else json.dumps(turn.result))
     for tool in request.tools:
-        parts.append(tool.name + tool.description + json.dumps(tool.parameters))
-    return max(1, estimate_tokens("".join(parts)))
+        length += len(tool.name) + len(tool.description) + sizes(tool.parameters)
+    return max(1, math.ceil(length / 4))
 
 
 def reply_tokens(reply: SimReply) -> int:

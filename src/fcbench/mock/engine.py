@@ -29,6 +29,7 @@ from fcbench.mock.common import (
     IdMaker,
     MockError,
     RenderContext,
+    SchemaSizes,
     SseEvent,
     body_digest,
     reply_tokens,
@@ -102,6 +103,8 @@ class MockEngine:
         self._seen: OrderedDict[str, int] = OrderedDict()
         self._bomb: bytes | None = None
         """The ``gzip_bomb`` body, built the first time the fault is drawn."""
+        self._schema_sizes = SchemaSizes()
+        """Each tool schema's share of the input token estimate, kept across requests."""
 
     # ---------------------------------------------------------------- models
     def get_model(self, name: str) -> SimModel | None:
@@ -178,7 +181,7 @@ class MockEngine:
         if model is None:
             raise dialect.model_not_found(decoded.model)
         if route.count:
-            counted = COUNT_RENDER[dialect.name](request_tokens(decoded.request))
+            counted = COUNT_RENDER[dialect.name](request_tokens(decoded.request, self._schema_sizes))
             return wire.json_response(200, counted, _id_headers(request_id))
         sim_request = dataclasses.replace(decoded.request, occurrence=occurrence)
         decoded = dataclasses.replace(decoded, request=sim_request)
@@ -186,7 +189,7 @@ class MockEngine:
         ctx = RenderContext(
             ids=IdMaker(f"{digest}:{occurrence}"),
             created=int(time.time()),
-            input_tokens=request_tokens(sim_request),
+            input_tokens=request_tokens(sim_request, self._schema_sizes),
             output_tokens=reply_tokens(reply),
             fine_arguments=plan.has("split_args"),
         )
