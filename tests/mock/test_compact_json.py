@@ -57,6 +57,15 @@ def test_a_float_marker_byte_inside_text_does_not_hide_a_float() -> None:
     # "\u02ff" is 0xcb 0xbf in UTF-8, like the start of a float64 in msgpack
     for value in (["\u02ff", 1e-7], {"\u02ff": 1e20}, ["ˋ" * 3, 2.5, "\u02ff"]):
         assert compact_json(value) == expected(value)
+    # integers holding a 0xcb byte (a time stamp, a token count of 203), with and without floats
+    for number in (0x6B0FCB21, 203, 0xCB7FF00000000000 >> 8, 0xCB_3FF8_0000_0000_00):
+        for value in (
+            {"created": number},
+            [number, 1e-7],
+            [number, 2.5, math.nan],
+            {"a": number, "b": 1e300},
+        ):
+            assert compact_json(value) == expected(value)
 
 
 def test_text_is_escaped_as_json_escapes_it() -> None:

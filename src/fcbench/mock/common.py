@@ -58,25 +58,26 @@ def compact_json(value: Any) -> bytes:
     """
     try:
         packed = _MSGPACK.encode(value)
-        if _FLOAT64 not in packed or _floats_alike(packed):
-            return _MSGSPEC_JSON.encode(value)
+        text = _MSGSPEC_JSON.encode(value)
     except (TypeError, ValueError, OverflowError):  # a key or an integer msgpack has no form for
-        pass
-    return COMPACT_JSON.encode(value).encode()
+        return COMPACT_JSON.encode(value).encode()
+    if _FLOAT64 in packed and not _floats_alike(packed, text):
+        return COMPACT_JSON.encode(value).encode()
+    return text
 
 
-def _floats_alike(packed: bytes) -> bool:
-    """Whether every float64 of a msgpack message is zero or between 1e-4 and 1e16 in magnitude.
+def _floats_alike(packed: bytes, text: bytes) -> bool:
+    """Whether msgspec's ``text`` writes every float of a msgpack message as json would.
 
-    Every ``0xcb`` byte is read as a float's marker, also one inside a string or another float's
-    bytes: such a byte can only make the answer False (json is used), never hide a real float.
+    A ``0xcb`` byte is also found inside integers and strings; what follows it is then not a float
+    of the value, so a number read there that json would write otherwise counts only if msgspec's
+    writing of it is in ``text``, as that of every float of the value is (a wrong guess can only
+    send the value to json, never hide a float).
     """
     at = packed.find(_FLOAT64)
-    while at >= 0:
-        if at + 9 > len(packed):
-            return False
+    while 0 <= at <= len(packed) - 9:  # a float's marker is followed by its 8 bytes
         (number,) = _DOUBLE.unpack_from(packed, at + 1)
-        if number != 0.0 and not 1e-4 <= abs(number) < 1e16:
+        if number != 0.0 and not 1e-4 <= abs(number) < 1e16 and _MSGSPEC_JSON.encode(number) in text:
             return False
         at = packed.find(_FLOAT64, at + 1)
     return True
