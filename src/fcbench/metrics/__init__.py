@@ -44,18 +44,15 @@ Definitions (per target ``endpoint:model`` and mode):
 from __future__ import annotations
 
 import gc
-import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from fcbench.errors import RunStateError
 from fcbench.grading import REPAIRING_PROFILES
 from fcbench.grading.regrade import regrade_records
-from fcbench.metrics.aggregate import RunAccumulator, Undecodable
+from fcbench.metrics.aggregate import RunAccumulator
+from fcbench.metrics.lines import RecordObserver, fold_lines, fold_record
 from fcbench.metrics.models import (
     METRICS_VERSION,
     ArgumentDrift,
@@ -74,12 +71,9 @@ from fcbench.metrics.observe import (
     failure_reasons,
     record_anomalies,
 )
-from fcbench.metrics.view import DECODE_ERRORS, DECODER, complete_lines, readable_line
-from fcbench.store.records import RECORDS_FILE, Record, is_record, iter_record_dicts, read_manifest
+from fcbench.metrics.partition import fold_in_parts
+from fcbench.store.records import RECORDS_FILE, iter_record_dicts, read_manifest
 from fcbench.suite.loader import load_suite
-
-RecordObserver = Callable[[dict[str, Any]], None]
-"""Called with every record dict read, before aggregation (lets a report collect drill-down rows)."""
 
 
 def compute_metrics(
@@ -88,19 +82,26 @@ def compute_metrics(
     modes: Iterable[str] | None = None,
     observer: RecordObserver | None = None,
     profile: str = "strict",
+    parts: int = 1,
 ) -> RunMetrics:
     """Read ``manifest.json`` and ``records.jsonl`` of ``run_dir`` and aggregate them in one pass.
 
     Records carry the ``strict`` verdicts made when they were observed; another scoring
     ``profile`` (e.g. ``bfcl`` or ``repairs``) re-grades each record against the run's suite on the
     way, and ``observer`` sees the re-graded records. Without either, the records are read straight
-    from their lines (:mod:`fcbench.metrics.view`), never built as dicts.
+    from their lines (:mod:`fcbench.metrics.view`), never built as dicts, and with ``parts`` over 1
+    in that many processes, each folding the records of some case ids
+    (:func:`fcbench.metrics.partition.fold_in_parts`; the metrics are the same).
     """
     manifest = read_manifest(run_dir)
     wanted = set(modes) if modes is not None else None
     acc = RunAccumulator(repairs=profile in REPAIRING_PROFILES)
     with _collector_paused():
         if observer is None and profile == "strict":
+            if parts > 1:
+                found = fold_in_parts(run_dir, manifest, wanted, parts)
+                if found is not None:
+                    return found
             read = fold_lines(acc, run_dir, wanted)
         else:
             read = 0
@@ -109,7 +110,8 @@ def compute_metrics(
                 records = regrade_records(records, load_suite(manifest.suite_ref or manifest.suite), profile)
             for rec in records:
                 read += 1
-                _fold_record(acc, rec, run_dir, read, wanted, observer)
+                acc.line = read
+                fold_record(acc, rec, run_dir, read, wanted, observer)
         return acc.finish(manifest, read, wanted)
 
 
@@ -126,85 +128,6 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
-
-
-def fold_lines(acc: RunAccumulator, run_dir: Path, wanted: set[str] | None = None) -> int:
-    """Fold every record line of ``run_dir`` (of the ``wanted`` modes; None: all) into ``acc``, read
-    straight from the lines as :func:`compute_metrics` does for the ``strict`` profile; returns how
-    many lines were JSON (``records_read``)."""
-    read = 0
-    decode = DECODER.decode
-    add = acc.add
-    for lines, readable in complete_lines(run_dir / RECORDS_FILE):
-        for line in lines:
-            view = None
-            if readable or readable_line(line):
-                try:
-                    view = decode(line)
-                except DECODE_ERRORS:  # json.loads decides, below
-                    view = None
-            if view is not None and (wanted is None or view.mode in wanted):
-                read += 1
-                try:
-                    add(view)
-                    continue
-                except Undecodable:
-                    read -= 1
-                except (AttributeError, KeyError, TypeError, ValueError):
-                    error = _bad_record(run_dir, read, json.loads(line))
-                    if error is None:
-                        raise
-                    raise error from None
-            elif view is not None:
-                read += 1  # a record of a mode not asked for
-                continue
-            try:  # the line as the record dicts were read: json.loads decides
-                rec = json.loads(line)
-            except (ValueError, RecursionError):
-                continue
-            read += 1
-            _fold_record(acc, rec, run_dir, read, wanted, None)
-    return read
-
-
-def _fold_record(
-    acc: RunAccumulator,
-    rec: Any,
-    run_dir: Path,
-    number: int,
-    wanted: set[str] | None,
-    observer: RecordObserver | None,
-) -> None:
-    """Check record ``number`` (a decoded line) and fold it into ``acc``: a clear error when it is
-    not a record."""
-    if not is_record(rec):
-        raise _bad_record(run_dir, number, rec) or RunStateError(
-            f"{run_dir / RECORDS_FILE}: record {number} is not a valid record"
-        )
-    try:
-        if wanted is not None and rec.get("mode") not in wanted:
-            return
-        if observer is not None:
-            observer(rec)
-        acc.add_record(rec)
-    except (AttributeError, KeyError, TypeError, ValueError):
-        error = _bad_record(run_dir, number, rec)
-        if error is None:
-            raise
-        raise error from None
-
-
-def _bad_record(run_dir: Path, number: int, rec: Any) -> RunStateError | None:
-    """A clear error when record ``number`` is not a record at all; None when it is (a real bug)."""
-    try:
-        Record.model_validate(rec)
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(root)"
-        return RunStateError(
-            f"{run_dir / RECORDS_FILE}: record {number} is not a valid record: {where}: {first['msg']}"
-        )
-    return None
 
 
 __all__ = [

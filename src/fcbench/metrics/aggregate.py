@@ -24,12 +24,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
+
 from fcbench.endpoints import label_of
 from fcbench.metrics.cases import CaseGroup, CaseInfo, CaseSummaries
 from fcbench.metrics.models import ParityDifference, Rate, RunInfo, RunMetrics, TargetMetrics
 from fcbench.metrics.observe import VerdictFacts, anomaly_list, attempt, codes_of, kept_value
+from fcbench.metrics.partial import CaseTotals, ParityPart, RunPart, merge_parts
 from fcbench.metrics.state import CaseState, GroupState, case_info, same_outcome
-from fcbench.metrics.targets import target_metrics
+from fcbench.metrics.targets import settle_cases, target_metrics
 from fcbench.metrics.view import EMPTY_LIST, RecordView, encode_calls, view_of
 from fcbench.store.records import Manifest
 
@@ -59,6 +62,9 @@ class RunAccumulator:
         self._anomalies: dict[bytes, list[Any] | BaseException] = {}
         self._calls: dict[bytes, bytes] = {}  # one object per distinct calls text (cases keep many)
         self._infos: dict[bytes, CaseInfo] = {}  # one object per distinct case text (targets share it)
+        self._parity = frozenset(PARITY_MODES)  # the modes whose repeats' observations are kept
+        self.line = 0
+        """The order index of the record being folded (its line number; set by the caller)."""
 
     def add_record(self, rec: dict[str, Any]) -> None:
         """Fold one record dict (one :func:`fcbench.store.records.is_record` accepted)."""
@@ -78,7 +84,9 @@ class RunAccumulator:
         """
         if facts is None:
             text = bytes(rec.verdict)
-            facts = self._verdicts.get(text) or self._facts(text, _loads(text))
+            facts = self._verdicts.get(text)
+            if facts is None:
+                facts = self._facts(text, _loads(text))
         anomalies: list[Any] | BaseException = []
         if rec.anomalies != EMPTY_LIST:
             text = bytes(rec.anomalies)
@@ -99,13 +107,14 @@ class RunAccumulator:
         spend = (
             (accepted, None, None) if usage is None else (accepted, usage.input_tokens, usage.output_tokens)
         )
-        group.usage[spend] = group.usage.get(spend, 0) + 1
+        spent = group.usage
+        spent[spend] = spent.get(spend, 0) + 1
         cost = rec.cost_usd
         if cost.__class__ is float:
             if cost:  # adding 0.0 changes nothing
-                group.cost += cost
+                group.cost.add(cost)
         elif isinstance(cost, int | float):
-            group.cost += float(cost)
+            group.cost.add(float(cost))
         elif accepted:
             group.cost_unknown += 1
 
@@ -137,12 +146,15 @@ class RunAccumulator:
                 index = observations.get(observation)
                 if index is None:
                     if calls is not None:  # one object per distinct calls text: cases keep many
-                        observation = (facts, self._calls.setdefault(calls, calls))
+                        known = self._calls
+                        if len(known) >= MEMO_ENTRIES:
+                            known.clear()
+                        observation = (facts, known.setdefault(calls, calls))
                     index = observations[observation] = len(case.counts)
                     case.counts.append(1)
                 else:
                     case.counts[index] += 1
-                if mode in PARITY_MODES:
+                if mode in self._parity:
                     near = case.near
                     if near is not None and repeat == len(near):
                         near.append(index)
@@ -156,7 +168,7 @@ class RunAccumulator:
         group.provider_errors[code] = group.provider_errors.get(code, 0) + 1
         if code not in group.error_examples:
             message = outcome.message if not accepted else rec.error
-            group.error_examples[code] = str(message or "(no message)")[:MAX_EXAMPLE_CHARS]
+            group.error_examples[code] = (self.line, str(message or "(no message)")[:MAX_EXAMPLE_CHARS])
         case.errors += 1
         if case.error_repeats is None:
             case.error_repeats = {}
@@ -165,6 +177,14 @@ class RunAccumulator:
     def _facts(self, text: bytes, verdict: Any) -> VerdictFacts:
         return _remember(self._verdicts, text, VerdictFacts(verdict))
 
+    def _info(self, case: msgspec.Raw) -> CaseInfo:
+        """The case fields of a record's ``case`` text (one object per distinct text)."""
+        text = bytes(case)
+        info = self._infos.get(text)
+        if info is None:
+            info = _remember(self._infos, text, case_info(_loads(text) or {}))
+        return info
+
     def _case_of(self, rec: RecordView, group: GroupState | None) -> tuple[GroupState, CaseState]:
         """The group (when ``group`` is None) and the new case of a record whose case was not met
         before under this target and mode.
@@ -172,10 +192,7 @@ class RunAccumulator:
         Groups are found as the record dicts found them: by the target's endpoint and model (absent
         or null alike) and the mode, else by label and mode.
         """
-        text = bytes(rec.case)
-        info = self._infos.get(text)
-        if info is None:
-            info = _remember(self._infos, text, case_info(_loads(text) or {}))
+        info = self._info(rec.case)
         if group is None:
             target = rec.target.as_dict()
             mode = rec.mode
@@ -186,78 +203,48 @@ class RunAccumulator:
                 group = self.groups.get(label)
                 if group is None:
                     group = self.groups[label] = GroupState.of(target)
+                    group.first = self.line
                 self._index[fast] = group
             # An absent endpoint or model: found by the record's own key from now on.
             self._index[rec.target.endpoint, rec.target.model, mode] = group
         case = group.cases.get(rec.case_id)  # met before under another key of the same group
         if case is None:
-            case = group.cases[rec.case_id] = CaseState(info)
-        if len(self._calls) >= MEMO_ENTRIES:
-            self._calls.clear()
+            case = group.cases[rec.case_id] = CaseState(info, self.line)
         return group, case
 
     def finish(self, manifest: Manifest, read: int, wanted: set[str] | None) -> RunMetrics:
-        """Build the metrics; ``wanted`` restricts the manifest's modes (None: all of them).
+        """Build the metrics of the records folded in, ``read`` lines read; ``wanted`` restricts
+        the manifest's modes (None: all of them). The per-case state is released."""
+        return finish_parts(manifest, [self.part(read)], wanted, repairs=self.repairs)
 
-        Targets come in manifest order (every target x mode, observed or not), then any target
-        or mode found only in the records. The per-case state is released as it is summarised.
-        """
-        modes = [m for m in manifest.modes if wanted is None or m in wanted]
-        targets: dict[str, dict[str, Any]] = {}
-        for t in manifest.targets:
-            targets.setdefault(label_of(t), t)
-        ordered = [(label, m) for label in targets for m in modes]
-        ordered += [k for k in self.groups if k not in ordered]
-        per_group_planned = manifest.planned / max(1, len(manifest.targets) * len(manifest.modes))
-        out: list[TargetMetrics] = []
-        cases: list[CaseGroup] = []
-        parity: dict[str, dict[str, Any]] = {}
-        if all(m in {mode for _, mode in ordered} for m in PARITY_MODES):
-            for label in dict.fromkeys(label for label, _ in ordered):
+    def part(self, read: int) -> RunPart:
+        """What the records folded in add up to (:class:`~fcbench.metrics.partial.RunPart`), ``read``
+        lines read; the per-case state is released as it is summarised."""
+        parity: dict[str, ParityPart] = {}
+        for label, mode in self.groups:
+            if mode == PARITY_MODES[1] and (label, PARITY_MODES[0]) in self.groups:
                 parity[label] = self._stream_parity(label)
-        for label, mode in ordered:
-            group = self.groups.get((label, mode)) or GroupState.of(targets.get(label, {}))
+        groups: dict[tuple[str, str], tuple[GroupState, CaseTotals]] = {}
+        for key, group in self.groups.items():
             group.count()
-            known = label in targets and mode in manifest.modes
-            if manifest.planned_by:
-                planned = max(manifest.planned_by.get(label, {}).get(mode, 0), group.observed)
-            else:
-                planned = max(round(per_group_planned) if known else 0, group.observed)
-            named = str(targets.get(label, {}).get("name") or label)
-            update: dict[str, Any] = {"name": named}
-            if mode == PARITY_MODES[1] and label in parity:
-                update.update(parity[label])
-            metrics, rows = target_metrics(label, mode, planned, group, repairs=self.repairs)
-            out.append(metrics.model_copy(update=update))
-            cases.append(rows)
-        info = RunInfo(
-            run_id=manifest.run_id,
-            suite=manifest.suite,
-            dataset_version=manifest.dataset_version,
-            dataset_hash=manifest.dataset_hash,
-            fcbench_version=manifest.fcbench_version,
-            started_at=manifest.started_at,
-            finished_at=manifest.finished_at,
-            repeats=manifest.repeats,
-            modes=modes,
-            planned=manifest.planned,
-        )
-        return RunMetrics(run=info, records_read=read, targets=out, cases=CaseSummaries(cases))
+            groups[key] = (group, settle_cases(group))
+        self.groups = {}
+        self._index = {}
+        return RunPart(read, groups, parity)
 
-    def _stream_parity(self, label: str) -> dict[str, Any]:
-        """``stream_parity`` and ``stream_parity_differences`` of one target (both modes reported)."""
-        first, second = ((self.groups.get((label, m)) or GroupState.of({})).cases for m in PARITY_MODES)
-        same = total = 0
-        differences: list[ParityDifference] = []
+    def _stream_parity(self, label: str) -> ParityPart:
+        """The stream parity of one target over the cases folded in (both modes met)."""
+        first, second = (self.groups[label, m].cases for m in PARITY_MODES)
+        found = ParityPart()
         for case_id in sorted(set(first) & set(second)):
             a = first[case_id].kept()
             b = second[case_id].kept()
             repeats = sorted(set(a) & set(b))
             differing = [r for r in repeats if not same_outcome(a[r], b[r])]
-            total += len(repeats)
-            same += len(repeats) - len(differing)
+            found.total += len(repeats)
+            found.same += len(repeats) - len(differing)
             if differing:
-                differences.append(
+                found.differences.append(
                     ParityDifference(
                         case_id=case_id,
                         differing=Rate(n=len(differing), d=len(repeats)),
@@ -266,7 +253,66 @@ class RunAccumulator:
                         stream=[b[r][0].decision_text for r in differing],
                     )
                 )
-        return {"stream_parity": Rate(n=same, d=total), "stream_parity_differences": differences}
+        return found
+
+
+def finish_parts(
+    manifest: Manifest, parts: list[RunPart], wanted: set[str] | None, *, repairs: bool = False
+) -> RunMetrics:
+    """The metrics of a run from what its parts added up to (every record of a case in one part);
+    ``wanted`` restricts the manifest's modes (None: all of them).
+
+    Targets come in manifest order (every target x mode, observed or not), then any target or
+    mode found only in the records, in the order they were first met.
+    """
+    merged = merge_parts(parts)
+    modes = [m for m in manifest.modes if wanted is None or m in wanted]
+    targets: dict[str, dict[str, Any]] = {}
+    for t in manifest.targets:
+        targets.setdefault(label_of(t), t)
+    ordered = [(label, m) for label in targets for m in modes]
+    found = sorted(merged.groups, key=lambda key: merged.groups[key][0].first)
+    ordered += [k for k in found if k not in ordered]
+    per_group_planned = manifest.planned / max(1, len(manifest.targets) * len(manifest.modes))
+    out: list[TargetMetrics] = []
+    cases: list[CaseGroup] = []
+    parity = all(m in {mode for _, mode in ordered} for m in PARITY_MODES)
+    for label, mode in ordered:
+        group, totals = merged.groups.get((label, mode)) or _unobserved(targets.get(label, {}))
+        known = label in targets and mode in manifest.modes
+        if manifest.planned_by:
+            planned = max(manifest.planned_by.get(label, {}).get(mode, 0), group.observed)
+        else:
+            planned = max(round(per_group_planned) if known else 0, group.observed)
+        named = str(targets.get(label, {}).get("name") or label)
+        update: dict[str, Any] = {"name": named}
+        if mode == PARITY_MODES[1] and parity:
+            same = merged.parity.get(label) or ParityPart()
+            update["stream_parity"] = Rate(n=same.same, d=same.total)
+            update["stream_parity_differences"] = same.differences
+        metrics, rows = target_metrics(label, mode, planned, group, totals, repairs=repairs)
+        out.append(metrics.model_copy(update=update))
+        cases.append(rows)
+    info = RunInfo(
+        run_id=manifest.run_id,
+        suite=manifest.suite,
+        dataset_version=manifest.dataset_version,
+        dataset_hash=manifest.dataset_hash,
+        fcbench_version=manifest.fcbench_version,
+        started_at=manifest.started_at,
+        finished_at=manifest.finished_at,
+        repeats=manifest.repeats,
+        modes=modes,
+        planned=manifest.planned,
+    )
+    return RunMetrics(run=info, records_read=merged.read, targets=out, cases=CaseSummaries(cases))
+
+
+def _unobserved(target: dict[str, Any]) -> tuple[GroupState, CaseTotals]:
+    """The state of a target and mode no record was met of."""
+    group = GroupState.of(target)
+    group.count()
+    return group, CaseTotals()
 
 
 def _count_anomalies(group: GroupState, case: CaseState, codes: tuple[str, ...], sign: int) -> None:

@@ -11,13 +11,13 @@ in order. The results are the same either way.
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from fcbench.metrics import compute_metrics
 from fcbench.metrics.models import RunMetrics
+from fcbench.metrics.partition import parts_for, usable_cpus
 from fcbench.store.records import RECORDS_FILE
 
 PARALLEL_MIN_BYTES = 32 * 2**20
@@ -28,13 +28,6 @@ process: a smaller pass finishes before a worker has started."""
 def _records_bytes(run_dir: Path) -> int:
     path = run_dir / RECORDS_FILE
     return path.stat().st_size if path.is_file() else 0
-
-
-def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity where the OS has one, else all of them)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def worker_count(run_dirs: Sequence[Path], cpus: int | None = None) -> int:
@@ -58,7 +51,7 @@ def compute_metrics_of(
     wanted = list(modes) if modes is not None else None
     workers = worker_count(run_dirs)
     if workers == 1:
-        return [compute_metrics(d, modes=wanted, profile=profile) for d in run_dirs]
+        return [compute_metrics(d, modes=wanted, profile=profile, parts=parts_for(d)) for d in run_dirs]
     here = max(range(len(run_dirs)), key=lambda i: _records_bytes(run_dirs[i]))
     spawn = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers - 1, mp_context=spawn) as pool:

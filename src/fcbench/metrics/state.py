@@ -29,6 +29,7 @@ from fcbench.metrics.cases import CaseInfo, CaseRow
 from fcbench.metrics.drift import DriftState
 from fcbench.metrics.models import ArgumentDrift
 from fcbench.metrics.observe import VerdictFacts
+from fcbench.metrics.stats import ExactSum
 
 MAX_PROMPT_CHARS = 600
 MAX_REASONS_PER_CASE = 12
@@ -72,6 +73,8 @@ class CaseState:
 
     info: CaseInfo
     """Category, tags, expected kind and prompt (shared by the cases of one case text)."""
+    first: int = 0
+    """The order index of the case's first record (:attr:`GroupState.first`)."""
     errors: int = 0
     seen: int = 0
     """Bit set of the repeats already folded in."""
@@ -323,6 +326,9 @@ class GroupState:
     endpoint: str
     dialect: str
     model: str
+    first: int = 0
+    """The order index of the group's first record (a line number: parts of a pass take a record's
+    line number in the whole file, so their orders compare)."""
     observed: int = 0
     """Distinct observations (by :meth:`count`, from the cases' repeats)."""
     accepted: int = 0
@@ -330,8 +336,8 @@ class GroupState:
     usage: dict[tuple[bool, Any, Any], int] = field(default_factory=dict)
     """(accepted, input tokens, output tokens) as recorded -> records (by :meth:`count` into ``tok_*``)."""
     provider_errors: dict[str, int] = field(default_factory=dict)
-    error_examples: dict[str, str] = field(default_factory=dict)
-    """Error code -> the first message seen with it."""
+    error_examples: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """Error code -> the order index of the first record with it and its message."""
     schema: list[int] = field(default_factory=lambda: [0, 0])
     semantic: list[int] = field(default_factory=lambda: [0, 0])
     params: list[int] = field(default_factory=lambda: [0, 0])
@@ -342,7 +348,8 @@ class GroupState:
     tok_in: int = 0
     tok_out: int = 0
     tok_unreported: int = 0
-    cost: float = 0.0
+    cost: ExactSum = field(default_factory=ExactSum)
+    """The costs recorded (summed exactly, in any order)."""
     cost_unknown: int = 0
     duplicates: int = 0
     anomalies: dict[str, int] = field(default_factory=dict)

@@ -7,6 +7,7 @@
   :func:`proportion_test` picks Fisher's exact test when a cell would be too small for the
   normal approximation.
 * :func:`wilson_interval` the Wilson score interval of a proportion (95% by default).
+* :class:`ExactSum` the correctly rounded sum of floats, whatever their order.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
 
 _FISHER_MIN_EXPECTED = 5.0
 """Below this expected count in any cell of the 2x2 table the z-test is replaced by Fisher's test."""
@@ -179,3 +182,71 @@ def _check_counts(x1: int, n1: int, x2: int, n2: int) -> None:
         raise ValueError("both samples need at least one observation")
     if not (0 <= x1 <= n1 and 0 <= x2 <= n2):
         raise ValueError(f"successes outside 0..n: {x1}/{n1}, {x2}/{n2}")
+
+
+EXACT_SUM_VALUES = 4096
+"""Distinct values an :class:`ExactSum` counts before adding them into its exact total."""
+
+
+@dataclass(slots=True)
+class ExactSum:
+    """A sum of floats kept exactly, so it does not depend on the order they are added in (nor on
+    how they were split between parts): :meth:`total` is the exact sum rounded once, as
+    :func:`math.fsum` rounds it; NaN when a NaN or both infinities were added, an infinity when one
+    was or when the exact sum is beyond the float range. Memory is bounded: values are counted
+    (repeated costs are counted once), and added into an exact fraction every
+    :data:`EXACT_SUM_VALUES` distinct values."""
+
+    counts: dict[float, int] = field(default_factory=dict)
+    """Value -> times added, since the last :meth:`flush`."""
+    exact: Fraction = Fraction(0)
+    """The finite values flushed, summed exactly."""
+    nan: bool = False
+    """A NaN was added."""
+    positive_infinity: bool = False
+    """Infinity was added."""
+    negative_infinity: bool = False
+    """Minus infinity was added."""
+
+    def add(self, value: float) -> None:
+        """Add one value."""
+        counts = self.counts
+        counts[value] = counts.get(value, 0) + 1
+        if len(counts) > EXACT_SUM_VALUES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Add the counted values into the exact total."""
+        exact = self.exact
+        for value, times in self.counts.items():
+            if math.isfinite(value):
+                exact += Fraction(value) * times
+            elif value != value:
+                self.nan = True
+            elif value > 0:
+                self.positive_infinity = True
+            else:
+                self.negative_infinity = True
+        self.exact = exact
+        self.counts = {}
+
+    def merge(self, other: ExactSum) -> None:
+        """Add every value ``other`` was given."""
+        other.flush()
+        self.flush()
+        self.exact += other.exact
+        self.nan = self.nan or other.nan
+        self.positive_infinity = self.positive_infinity or other.positive_infinity
+        self.negative_infinity = self.negative_infinity or other.negative_infinity
+
+    def total(self) -> float:
+        """The sum, rounded once."""
+        self.flush()
+        if self.nan or (self.positive_infinity and self.negative_infinity):
+            return math.nan
+        if self.positive_infinity or self.negative_infinity:
+            return math.inf if self.positive_infinity else -math.inf
+        try:
+            return float(self.exact)
+        except OverflowError:
+            return math.inf if self.exact > 0 else -math.inf

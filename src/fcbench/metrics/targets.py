@@ -10,34 +10,25 @@ pass^k); floating-point sums are taken in case order, so the results do not depe
 
 from __future__ import annotations
 
-from array import array
-from dataclasses import dataclass, field
-from typing import Any
-
-from fcbench.grading import RIGHT_DECISIONS
 from fcbench.metrics import stats
-from fcbench.metrics.cases import CaseGroup, CaseInfo, CaseRow
+from fcbench.metrics.cases import CaseGroup
 from fcbench.metrics.models import Latency, Rate, Stability, TargetMetrics, Tokens
-from fcbench.metrics.observe import SELECTION_KINDS
-from fcbench.metrics.state import GroupState, Settled, SettleMemo
+from fcbench.metrics.partial import CaseTotals, Kind, case_id_of
+from fcbench.metrics.state import GroupState, SettleMemo
 
 COUNTED_CASE_KINDS = 65536
 """Distinct (counts, expected kind, category, tags) of cases held before they are added up."""
 
 
-def target_metrics(
-    label: str, mode: str, planned: int, g: GroupState, *, repairs: bool = False
-) -> tuple[TargetMetrics, CaseGroup]:
-    """Every metric of target ``label`` in ``mode`` from its state ``g``, and its case summary rows
-    by case id; ``repairs``: the profile repairs, so say how many observations needed a repair.
-    The cases are released as they are summarised."""
-    stab_sum = 0.0
-    hat_ids: dict[tuple[int, int], int] = {}  # (n, c) -> its index
-    hat_cases = array("l")  # the (n, c) index of each case with a scorable repeat, in order
-    rows: list[CaseRow] = []
+def settle_cases(g: GroupState) -> CaseTotals:
+    """Settle every case of ``g`` (releasing them as they are summarised) into their rows, counts and
+    order (:class:`~fcbench.metrics.partial.CaseTotals`), and count their verdicts in ``g``."""
+    totals = CaseTotals()
+    kind_ids: dict[Kind, int] = {}
+    order, kinds, rows = totals.order, totals.kinds, totals.rows
     cases = g.cases
     memo = SettleMemo()
-    counts = _CaseCounts()
+    counts = totals.counts
     for case_id in list(cases):
         case = cases.pop(case_id)
         settled = case.settle(g, memo)
@@ -49,20 +40,39 @@ def target_metrics(
         if same is None:
             if len(counts.cases) >= COUNTED_CASE_KINDS:
                 counts.flush()
-            hat_id = -1
+            kind_id = -1
             if n:
-                hat_id = hat_ids.get((n, settled.passes), -1)
-                if hat_id < 0:
-                    hat_id = hat_ids[n, settled.passes] = len(hat_ids)
-            same = counts.cases[key] = [settled, info, 0, hat_id]
+                kind = (n, settled.passes, settled.top)
+                kind_id = kind_ids.get(kind, -1)
+                if kind_id < 0:
+                    kind_id = kind_ids[kind] = len(kind_ids)
+            same = counts.cases[key] = [settled, info, 0, kind_id]
         same[2] += 1
         if n:
-            stab_sum += settled.top / n
-            hat_cases.append(same[3])
+            order.append(case.first)
+            kinds.append(same[3])
     counts.flush()
     memo.count_verdicts(g)
-    hat = _pass_hats_by_k(hat_ids, hat_cases)
     g.add_verdicts()
+    totals.kind_list = list(kind_ids)
+    rows.sort(key=case_id_of)
+    return totals
+
+
+def target_metrics(
+    label: str, mode: str, planned: int, g: GroupState, totals: CaseTotals, *, repairs: bool = False
+) -> tuple[TargetMetrics, CaseGroup]:
+    """Every metric of target ``label`` in ``mode`` from its settled state ``g`` and its cases'
+    ``totals`` (:func:`settle_cases`), and its case summary rows; ``repairs``: the profile repairs,
+    so say how many observations needed a repair. Floating-point sums over cases are taken in the
+    order the cases were first met."""
+    stab_sum = 0.0
+    in_order = totals.in_order()
+    for n, _, top in in_order:
+        stab_sum += top / n
+    hat = _pass_hats_by_k(in_order)
+    counts = totals.counts
+    rows = totals.rows
     stab = Stability(
         mean=stab_sum / counts.stab_cases if counts.stab_cases else None,
         n=counts.stab_n,
@@ -71,8 +81,7 @@ def target_metrics(
         unstable_cases=counts.unstable,
     )
     lat = sorted(g.latencies)
-    cost = None if g.cost_unknown else g.cost
-    rows.sort(key=_case_id)
+    cost = None if g.cost_unknown else g.cost.total()
     metrics = TargetMetrics(
         target=label,
         endpoint=g.endpoint,
@@ -84,7 +93,9 @@ def target_metrics(
         scorable=counts.scorable,
         accepted=Rate(n=g.accepted, d=g.observed),
         provider_errors=dict(sorted(g.provider_errors.items())),
-        provider_error_examples={c: m for c, m in sorted(g.error_examples.items()) if c in g.provider_errors},
+        provider_error_examples={
+            c: m for c, (_, m) in sorted(g.error_examples.items()) if c in g.provider_errors
+        },
         selection_accuracy=Rate(n=counts.selection[0], d=counts.selection[1]),
         schema_valid=Rate(n=g.schema[0], d=g.schema[1]),
         semantic_exact=Rate(n=g.semantic[0], d=g.semantic[1]),
@@ -121,87 +132,13 @@ def target_metrics(
     return metrics, CaseGroup(label, mode, rows)
 
 
-def _case_id(row: CaseRow) -> str:
-    return row.case_id
-
-
-def _pass_hats_by_k(hat_ids: dict[tuple[int, int], int], hat_cases: array[int]) -> list[list[float]]:
-    """k - 1 -> pass^k of each case (in order) with at least k scorable repeats, from the (n, c) index
-    of each case."""
-    values = [stats.pass_hat_ks(n, c) for n, c in hat_ids]
+def _pass_hats_by_k(in_order: list[Kind]) -> list[list[float]]:
+    """k - 1 -> pass^k of each case (in order) with at least k scorable repeats."""
+    values = {kind: stats.pass_hat_ks(kind[0], kind[1]) for kind in dict.fromkeys(in_order)}
     out: list[list[float]] = []
-    for k in range(max((len(v) for v in values), default=0)):
-        if all(len(v) > k for v in values):
-            out.append([values[i][k] for i in hat_cases])
+    for k in range(max((len(v) for v in values.values()), default=0)):
+        if all(len(v) > k for v in values.values()):
+            out.append([values[kind][k] for kind in in_order])
         else:
-            out.append([values[i][k] for i in hat_cases if len(values[i]) > k])
+            out.append([values[kind][k] for kind in in_order if kind[0] > k])
     return out
-
-
-@dataclass(slots=True)
-class _CaseCounts:
-    """The integer counts a target's metrics add up over its cases; cases with the same settled
-    counts (one object per memoised :class:`Settled`), expected kind, category and tags are added
-    once, times their number."""
-
-    cases: dict[tuple[int, str, str, tuple[str, ...]], list[Any]] = field(default_factory=dict)
-    """(id of the counts, expected kind, category, tags) -> [counts, case info, cases, pass^k index]
-    (the list keeps the counts alive, so their id stays theirs)."""
-    scorable: int = 0
-    passes: int = 0
-    drifting: int = 0
-    selection: list[int] = field(default_factory=lambda: [0, 0])
-    clarification: list[int] = field(default_factory=lambda: [0, 0])
-    abstention: list[int] = field(default_factory=lambda: [0, 0])
-    by_category: dict[str, list[int]] = field(default_factory=dict)
-    by_tag: dict[str, list[int]] = field(default_factory=dict)
-    confusion: dict[str, dict[str, int]] = field(default_factory=dict)
-    decisions: dict[str, int] = field(default_factory=dict)
-    stab_n: int = 0
-    stab_d: int = 0
-    stab_cases: int = 0
-    unstable: int = 0
-
-    def flush(self) -> None:
-        """Add up the cases held so far."""
-        for settled, info, times, _ in self.cases.values():
-            self._add(settled, info, times)
-        self.cases = {}
-
-    def _add(self, settled: Settled, info: CaseInfo, times: int) -> None:
-        n, c = settled.scorable * times, settled.passes * times
-        if settled.drift:
-            self.drifting += times
-        self.scorable += n
-        self.passes += c
-        if not n:
-            return
-        kind = info.expected_kind
-        correct = 0
-        row = self.confusion.setdefault(kind, {})
-        for decision, count in settled.decisions.items():
-            count *= times
-            if decision in RIGHT_DECISIONS:
-                correct += count
-            row[decision] = row.get(decision, 0) + count
-            self.decisions[decision] = self.decisions.get(decision, 0) + count
-        if kind in SELECTION_KINDS:
-            self.selection[0] += correct
-            self.selection[1] += n
-        if kind == "clarification":
-            self.clarification[0] += correct
-            self.clarification[1] += n
-        elif kind == "text":
-            self.abstention[0] += correct
-            self.abstention[1] += n
-        for slot in (
-            self.by_category.setdefault(info.category, [0, 0]),
-            *(self.by_tag.setdefault(tag, [0, 0]) for tag in info.tags),
-        ):
-            slot[0] += c
-            slot[1] += n
-        self.stab_n += settled.top * times
-        self.stab_d += n
-        self.stab_cases += times
-        if settled.distinct > 1:
-            self.unstable += times

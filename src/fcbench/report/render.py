@@ -13,6 +13,7 @@ from fcbench.grading import REPAIRING_PROFILES
 from fcbench.grading.jsonvalues import short
 from fcbench.grading.regrade import disagreements
 from fcbench.metrics import RunMetrics, compute_metrics
+from fcbench.metrics.partition import parts_for
 from fcbench.report.common import md_escape
 from fcbench.report.csvfmt import render_csv
 from fcbench.report.github import render_github
@@ -59,7 +60,7 @@ def render_report(
         repairs = RepairList(profile)
         text = render_markdown(compute_metrics(run_dir, modes=modes, profile=profile, observer=repairs))
         return text + "\n" + _repair_table(repairs.rows, profile)
-    return renderer(compute_metrics(run_dir, modes=modes, profile=profile))
+    return renderer(compute_metrics(run_dir, modes=modes, profile=profile, parts=parts_for(run_dir)))
 
 
 REPAIR_FIELDS = ("kind", "call", "tool", "path", "before", "after")

@@ -1,0 +1,161 @@
+"""Fold the lines of ``records.jsonl`` into a :class:`~fcbench.metrics.aggregate.RunAccumulator`: all
+of them, or the share of one part of the pass (:class:`Share`: the records of some case ids).
+
+Each line is read straight into a :class:`~fcbench.metrics.view.RecordView`; a line the decoder
+refuses is read by :func:`json.loads`, as the record dicts were, and decides (skipped when it is
+not JSON, a clear error when it is not a record).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from fcbench.errors import RunStateError
+from fcbench.metrics.aggregate import RunAccumulator, Undecodable
+from fcbench.metrics.partial import Unsplittable
+from fcbench.metrics.view import DECODE_ERRORS, DECODER, complete_lines, readable_line
+from fcbench.store.records import RECORDS_FILE, Record, is_record
+
+RecordObserver = Callable[[dict[str, Any]], None]
+"""Called with every record dict read, before aggregation (lets a report collect drill-down rows)."""
+
+_CASE_KEY = b'"case_id":'
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """The records of one part of a pass: those whose case id falls in ``part`` of ``parts``.
+
+    Each part reads every line and folds the records of its case ids, so every record of a case
+    is folded in one part. Which part a line belongs to is found from its bytes (:meth:`owns`:
+    the text of the first ``"case_id":`` string), without decoding it; the part that folds the
+    record checks its decoded case id (:meth:`holds`), and a record found in the wrong part
+    (the case id written with escapes, a nested ``case_id`` key first) stops the parts:
+    :class:`~fcbench.metrics.partial.Unsplittable`.
+    """
+
+    part: int
+    """This part, from 0."""
+    parts: int
+    """How many parts the records are split into."""
+
+    def owns(self, line: bytes) -> bool:
+        """Whether ``line`` is this part's to read (a line with no case id is part 0's)."""
+        start = line.find(_CASE_KEY)
+        if start < 0:
+            return self.part == 0
+        start = line.find(b'"', start + len(_CASE_KEY))
+        end = line.find(b'"', start + 1)
+        if start < 0 or end < 0:
+            return self.part == 0
+        return zlib.crc32(line[start + 1 : end]) % self.parts == self.part
+
+    def holds(self, case_id: Any) -> bool:
+        """Whether the records of ``case_id`` are this part's (the bytes :meth:`owns` reads)."""
+        if not isinstance(case_id, str):
+            return False
+        try:
+            text = case_id.encode()
+        except UnicodeEncodeError:
+            return False
+        return zlib.crc32(text) % self.parts == self.part
+
+
+def fold_lines(
+    acc: RunAccumulator, run_dir: Path, wanted: set[str] | None = None, share: Share | None = None
+) -> int:
+    """Fold every record line of ``run_dir`` (of the ``wanted`` modes; None: all) into ``acc``, read
+    straight from the lines as :func:`fcbench.metrics.compute_metrics` does for the ``strict``
+    profile; returns how many lines were JSON (``records_read``). With a ``share``, only the lines
+    of its part, each record's order index still its line number in the whole file."""
+    read = 0
+    number = 0
+    decode = DECODER.decode
+    add = acc.add
+    for lines, readable in complete_lines(run_dir / RECORDS_FILE):
+        for line in lines:
+            number += 1
+            if share is not None and not share.owns(line):
+                continue
+            acc.line = number
+            view = None
+            if readable or readable_line(line):
+                try:
+                    view = decode(line)
+                except DECODE_ERRORS:  # json.loads decides, below
+                    view = None
+            if view is not None and (wanted is None or view.mode in wanted):
+                if share is not None and not share.holds(view.case_id):
+                    raise Unsplittable(f"line {number}: case id {view.case_id!r} found in another part")
+                read += 1
+                try:
+                    add(view)
+                    continue
+                except Undecodable:
+                    read -= 1
+                except (AttributeError, KeyError, TypeError, ValueError):
+                    if share is not None:
+                        raise Unsplittable(f"line {number} is not a valid record") from None
+                    error = bad_record(run_dir, read, json.loads(line))
+                    if error is None:
+                        raise
+                    raise error from None
+            elif view is not None:
+                read += 1  # a record of a mode not asked for
+                continue
+            try:  # the line as the record dicts were read: json.loads decides
+                rec = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            read += 1
+            if share is not None and not (is_record(rec) and share.holds(rec["case_id"])):
+                raise Unsplittable(f"line {number}: a record another part may hold, or not a record")
+            fold_record(acc, rec, run_dir, read, wanted, None)
+    return read
+
+
+def fold_record(
+    acc: RunAccumulator,
+    rec: Any,
+    run_dir: Path,
+    number: int,
+    wanted: set[str] | None,
+    observer: RecordObserver | None,
+) -> None:
+    """Check record ``number`` (a decoded line) and fold it into ``acc``: a clear error when it is
+    not a record."""
+    if not is_record(rec):
+        raise bad_record(run_dir, number, rec) or RunStateError(
+            f"{run_dir / RECORDS_FILE}: record {number} is not a valid record"
+        )
+    try:
+        if wanted is not None and rec.get("mode") not in wanted:
+            return
+        if observer is not None:
+            observer(rec)
+        acc.add_record(rec)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        error = bad_record(run_dir, number, rec)
+        if error is None:
+            raise
+        raise error from None
+
+
+def bad_record(run_dir: Path, number: int, rec: Any) -> RunStateError | None:
+    """A clear error when record ``number`` is not a record at all; None when it is (a real bug)."""
+    try:
+        Record.model_validate(rec)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(root)"
+        return RunStateError(
+            f"{run_dir / RECORDS_FILE}: record {number} is not a valid record: {where}: {first['msg']}"
+        )
+    return None
