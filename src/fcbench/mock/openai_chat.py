@@ -12,7 +12,15 @@ from typing import Any
 
 from fcbench.contract import wire_text
 from fcbench.mock.acceptance import check_openai_function
-from fcbench.mock.common import Decoded, MockError, RenderContext, SseEvent, decode_result, text_pieces
+from fcbench.mock.common import (
+    Decoded,
+    MockError,
+    RenderContext,
+    SseEvent,
+    compact_json,
+    decode_result,
+    text_pieces,
+)
 from fcbench.mock.dialect import RouteInfo
 from fcbench.mock.openai_shared import OpenAIBase, not_found_error, usage_chat
 from fcbench.mock.sim.base import SimCall, SimReply, SimRequest, SimTool, SimTurn
@@ -103,21 +111,25 @@ class OpenAIChatDialect(OpenAIBase):
         """``chat.completion.chunk`` events, a usage chunk when asked for, then ``[DONE]``."""
         completion_id = _completion_id(ctx)
         include_usage = bool(decoded.echo.get("include_usage"))
-
-        def chunk(delta: dict[str, Any], finish: str | None = None) -> SseEvent:
-            data: dict[str, Any] = {
+        # every chunk starts with the same fields: they are encoded once (the object's closing brace cut)
+        prefix = compact_json(
+            {
                 "id": completion_id,
                 "object": "chat.completion.chunk",
                 "created": ctx.created,
                 "model": decoded.model,
                 "service_tier": "default",
                 "system_fingerprint": _FINGERPRINT,
-                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
             }
-            if include_usage:
-                data["usage"] = None
-            data["obfuscation"] = ctx.ids.padding()
-            return SseEvent(None, data)
+        ).decode()[:-1]
+        no_usage = ',"usage":null' if include_usage else ""
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> SseEvent:
+            choice = compact_json({"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish})
+            padding = ctx.ids.padding()  # letters and digits: nothing to escape
+            return SseEvent(
+                None, f'{prefix},"choices":[{choice.decode()}]{no_usage},"obfuscation":"{padding}"}}'
+            )
 
         events: list[SseEvent] = []
         calls = _call_ids(reply, ctx)
@@ -144,10 +156,9 @@ class OpenAIChatDialect(OpenAIBase):
                     )
         events.append(chunk({}, _finish(reply, decoded)))
         if include_usage:
-            tail = chunk({})
-            tail.data["choices"] = []
-            tail.data["usage"] = usage_chat(ctx.input_tokens, ctx.output_tokens)
-            events.append(tail)
+            usage = compact_json(usage_chat(ctx.input_tokens, ctx.output_tokens)).decode()
+            padding = ctx.ids.padding()
+            events.append(SseEvent(None, f'{prefix},"choices":[],"usage":{usage},"obfuscation":"{padding}"}}'))
         events.append(SseEvent(None, "[DONE]"))
         return events
 
