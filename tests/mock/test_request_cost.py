@@ -31,7 +31,7 @@ from starlette.routing import Route
 
 from fcbench.mock import engine
 from fcbench.mock.app import create_app
-from fcbench.mock.common import IdMaker
+from fcbench.mock.common import URL_SAFE, IdMaker
 from fcbench.suite.loader import load_suite
 
 MAX_RATIO = 12.0
@@ -248,10 +248,13 @@ def test_a_mock_request_costs_a_bounded_multiple_of_a_stub_request() -> None:
 
 def test_ids_are_the_characters_random_choice_draws() -> None:
     for seed in ("a", "digest:3", "x" * 40):
-        for alphabet in ("0123456789abcdef", string.ascii_uppercase + "-_", "xy", ALNUM):
+        for alphabet in ("0123456789abcdef", string.ascii_uppercase + "-_", "xy", ALNUM, URL_SAFE):
             rng = random.Random(seed)
             expected = "".join(rng.choice(alphabet) for _ in range(50))
             assert IdMaker(seed).token(50, alphabet) == expected
+            rng, ids = random.Random(seed), IdMaker(seed)  # one draw after another from one generator
+            for length in (0, 1, 7, 24, 3):
+                assert ids.token(length, alphabet) == "".join(rng.choice(alphabet) for _ in range(length))
         rng = random.Random(seed)
         ids = IdMaker(seed)
         assert ids.padding() == "".join(rng.choice(ALNUM) for _ in range(rng.randint(1, 15)))

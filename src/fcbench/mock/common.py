@@ -16,6 +16,7 @@ import struct
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
 import msgspec
@@ -130,6 +131,30 @@ class SseEvent:
         return compact_json(self.data)
 
 
+HEX_DIGITS = "0123456789abcdef"
+URL_SAFE = string.ascii_uppercase + string.ascii_lowercase + string.digits + "-_"
+"""The 64 characters of URL-safe base64 (Gemini's response ids)."""
+
+
+def _byte_table(alphabet: str) -> tuple[bytes, bytes]:
+    """How :meth:`IdMaker.token` reads characters of ``alphabet`` (ASCII, under 256 characters) from
+    the top byte of 32-bit draws: the byte -> character table, and the bytes no character has."""
+    width = len(alphabet).bit_length()
+    table, rejected = bytearray(256), bytearray()
+    for byte in range(256):
+        index = byte >> (8 - width)
+        if index < len(alphabet):
+            table[byte] = ord(alphabet[index])
+        else:
+            rejected.append(byte)
+    return bytes(table), bytes(rejected)
+
+
+_BYTE_TABLES = MappingProxyType(
+    {alphabet: _byte_table(alphabet) for alphabet in (_ALNUM, HEX_DIGITS, URL_SAFE)}
+)
+
+
 class IdMaker:
     """Deterministic id generator, seeded from the request so replays get the same ids."""
 
@@ -139,10 +164,25 @@ class IdMaker:
     def token(self, length: int, alphabet: str = _ALNUM) -> str:
         """A random string of ``length`` characters from ``alphabet``.
 
-        Each character is the one ``random.Random.choice(alphabet)`` would draw (``getrandbits``
-        of the alphabet size's bit length until the number is below the size), drawn in one loop
-        rather than through two method calls per character.
+        Each character is the one ``random.Random.choice(alphabet)`` would draw: ``getrandbits``
+        of the alphabet size's bit length (the top bits of one 32-bit word of the generator) until
+        the number is below the size. For the alphabets ids use, the words are drawn together
+        (``getrandbits(32 * n)`` holds n words, the first in its lowest bits) and the characters
+        read from the top byte of each by one translation, dropping the bytes no character has.
         """
+        tables = _BYTE_TABLES.get(alphabet)
+        if tables is None:
+            return self._token_by_draws(length, alphabet)
+        table, rejected = tables
+        out = b""
+        while len(out) < length:
+            need = length - len(out)
+            words = self._rng.getrandbits(32 * need).to_bytes(4 * need, "little")
+            out += words[3::4].translate(table, rejected)
+        return out.decode("ascii")
+
+    def _token_by_draws(self, length: int, alphabet: str) -> str:
+        """:meth:`token` one draw at a time, for any alphabet."""
         size = len(alphabet)
         width = size.bit_length()
         draw = self._rng.getrandbits
@@ -164,7 +204,7 @@ class IdMaker:
 
     def hex(self, length: int) -> str:
         """``length`` random lowercase hexadecimal digits."""
-        return self.token(length, "0123456789abcdef")
+        return self.token(length, HEX_DIGITS)
 
 
 @dataclass(frozen=True)

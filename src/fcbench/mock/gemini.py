@@ -13,7 +13,15 @@ import base64
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fcbench.mock.common import Decoded, MockError, RenderContext, SseEvent, parse_arguments, text_pieces
+from fcbench.mock.common import (
+    URL_SAFE,
+    Decoded,
+    MockError,
+    RenderContext,
+    SseEvent,
+    parse_arguments,
+    text_pieces,
+)
 from fcbench.mock.dialect import RouteInfo
 from fcbench.mock.gemini_input import decode_choice, decode_contents, decode_tools, text_of_parts
 from fcbench.mock.sim.base import SimReply, SimRequest
@@ -195,7 +203,7 @@ class GeminiDialect:
 
 
 def _response_id(ctx: RenderContext) -> str:
-    return ctx.ids.token(23, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    return ctx.ids.token(23, URL_SAFE)
 
 
 def _safety_ratings() -> list[dict[str, str]]:

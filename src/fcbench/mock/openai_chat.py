@@ -157,8 +157,8 @@ class OpenAIChatDialect(OpenAIBase):
         events.append(chunk({}, _finish(reply, decoded)))
         if include_usage:
             usage = compact_json(usage_chat(ctx.input_tokens, ctx.output_tokens)).decode()
-            padding = ctx.ids.padding()
-            events.append(SseEvent(None, f'{prefix},"choices":[],"usage":{usage},"obfuscation":"{padding}"}}'))
+            tail = f'{prefix},"choices":[],"usage":{usage},"obfuscation":"{ctx.ids.padding()}"}}'
+            events.append(SseEvent(None, tail))
         events.append(SseEvent(None, "[DONE]"))
         return events
 

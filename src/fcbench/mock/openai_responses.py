@@ -12,7 +12,7 @@ from collections import OrderedDict
 from typing import Any
 
 from fcbench.contract import wire_text
-from fcbench.mock.common import Decoded, MockError, RenderContext, SseEvent, text_pieces
+from fcbench.mock.common import Decoded, MockError, RenderContext, SseEvent, compact_json, text_pieces
 from fcbench.mock.dialect import RouteInfo, frame_named
 from fcbench.mock.openai_responses_input import decode_choice, decode_input, decode_tools, text_echo
 from fcbench.mock.openai_shared import OpenAIBase, usage_responses
@@ -105,19 +105,18 @@ class OpenAIResponsesDialect(OpenAIBase):
         response_id = _response_id(ctx)
         output = self._output_items(reply, ctx)
         self._remember(response_id, decoded, output)
-        events: list[tuple[str, dict[str, Any]]] = []
-        pending = self._response(response_id, decoded, ctx, "in_progress", [], None)
-        events.append(("response.created", {"response": pending}))
-        events.append(("response.in_progress", {"response": pending}))
+        events: list[tuple[str, dict[str, Any] | str]] = []
+        pending = compact_json(
+            {"response": self._response(response_id, decoded, ctx, "in_progress", [], None)}
+        )
+        events.append(("response.created", pending.decode()))  # the same object twice: encoded once
+        events.append(("response.in_progress", pending.decode()))
         for index, item in enumerate(output):
             events.extend(_item_events(index, item, ctx))
         usage = usage_responses(ctx.input_tokens, ctx.output_tokens)
         done = self._response(response_id, decoded, ctx, "completed", output, usage)
         events.append(("response.completed", {"response": done}))
-        return [
-            SseEvent(name, {"type": name, "sequence_number": number, **data})
-            for number, (name, data) in enumerate(events)
-        ]
+        return [_numbered(number, name, data) for number, (name, data) in enumerate(events)]
 
     def stream_error(self, error: MockError, ctx: RenderContext, position: int) -> SseEvent:
         """An ``error`` event."""
@@ -229,6 +228,14 @@ class OpenAIResponsesDialect(OpenAIBase):
             "user": None,
             "metadata": echo["metadata"],
         }
+
+
+def _numbered(number: int, name: str, data: dict[str, Any] | str) -> SseEvent:
+    """The event ``{"type": name, "sequence_number": number, **data}``, encoded by splicing the
+    encoding of ``data`` (given as its text when already encoded), whose keys are neither of those."""
+    body = data if isinstance(data, str) else compact_json(data).decode()
+    head = f'{{"type":{compact_json(name).decode()},"sequence_number":{number}'
+    return SseEvent(name, head + ("}" if body == "{}" else "," + body[1:]))
 
 
 def _response_id(ctx: RenderContext) -> str:
