@@ -7,6 +7,7 @@ cannot take). Any difference would change a simulated model's replies.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fcbench.mock.common import COMPACT_JSON, SseEvent, compact_json
+from fcbench.mock.common import COMPACT_JSON, SseEvent, compact_json, parse_json
 
 
 def expected(value: Any) -> bytes:
@@ -103,3 +104,57 @@ def test_any_json_value_is_written_byte_for_byte_as_json_writes_it(value: Any) -
         event = SseEvent("name", value)
         assert event.data_bytes() == wanted
         assert event.data_text() == wanted.decode()
+
+
+TEXTS = [
+    b'{"a":1,"b":2,"a":3}',
+    b"[1e400, -1e400]",
+    b"[NaN, Infinity, -Infinity]",
+    b"[-0, -0.0, 1.0, 1E5, 0.1e1, 4.9e-324, 9007199254740993]",
+    b"[123456789012345678901234567890, 1.7976931348623157e308]",
+    b'["\\ud800", "\\ud83d\\ude00", "\\u00e9", "\xc3\xa9", "a\x7fb"]',
+    b'\xef\xbb\xbf{"model": "x"}',
+    '{"model": "é"}'.encode("utf-16"),
+    b'["a\x01b"]',
+    b"[1,]",
+    b"[01]",
+    b'{"a":1}x',
+    b"",
+    b"\xff",
+]
+
+
+def parsed(raw: bytes) -> tuple[str, str]:
+    """``repr`` of what ``json.loads`` makes of ``raw``, or its error."""
+    try:
+        return "value", repr(json.loads(raw))
+    except ValueError as exc:
+        return type(exc).__name__, str(exc)
+
+
+def test_request_bodies_are_parsed_as_json_parses_them() -> None:
+    for raw in TEXTS:
+        try:
+            got = "value", repr(parse_json(raw))
+        except ValueError as exc:
+            got = type(exc).__name__, str(exc)
+        assert got == parsed(raw), raw
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES, st.sampled_from([(",", ":"), (", ", ": ")]), st.booleans())
+def test_any_json_text_is_parsed_as_json_parses_it(
+    value: Any, separators: tuple[str, str], ascii_only: bool
+) -> None:
+    try:
+        raw = json.dumps(value, separators=separators, ensure_ascii=ascii_only).encode()
+    except UnicodeEncodeError:
+        raw = json.dumps(value, separators=separators).encode()
+    assert repr(parse_json(raw)) == repr(json.loads(raw))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(r"-?(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?([eE][-+]?[0-9]{1,3})?", fullmatch=True))
+def test_numbers_are_read_to_the_same_value(number: str) -> None:
+    raw = f'{{"n": {number}}}'.encode()
+    assert repr(parse_json(raw)) == repr(json.loads(raw))

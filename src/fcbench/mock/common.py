@@ -67,6 +67,22 @@ def compact_json(value: Any) -> bytes:
     return text
 
 
+_MSGSPEC_DECODE = msgspec.json.Decoder()
+
+
+def parse_json(raw: bytes) -> Any:
+    """``json.loads(raw)``, the same value, parsed by msgspec when it can.
+
+    Where the two differ, msgspec refuses (``NaN``, ``Infinity``, numbers too large for a float,
+    lone surrogates, a byte-order mark, other encodings than UTF-8), and json parses the text or
+    raises its own error, as it always did.
+    """
+    try:
+        return _MSGSPEC_DECODE.decode(raw)
+    except msgspec.MsgspecError:
+        return json.loads(raw)
+
+
 def _floats_alike(packed: bytes, text: bytes) -> bool:
     """Whether msgspec's ``text`` writes every float of a msgpack message as json would.
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import importlib
-import json
 import logging
 import secrets
 import time
@@ -32,6 +31,7 @@ from fcbench.mock.common import (
     SchemaSizes,
     SseEvent,
     body_digest,
+    parse_json,
     reply_tokens,
     request_tokens,
 )
@@ -169,7 +169,7 @@ class MockEngine:
         plan = self._plan(headers.get(FAULT_HEADER), digest, occurrence)
         await self._before_answer(plan, request)
         try:
-            body = json.loads(raw)
+            body = parse_json(raw)
         except ValueError as exc:
             raise dialect.invalid_json(str(exc)) from None
         beta = bool(headers.get("anthropic-beta", "").strip())
