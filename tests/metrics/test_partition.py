@@ -151,3 +151,26 @@ def test_small_runs_or_one_core_are_read_in_one_process(tmp_path: Path) -> None:
     run = mixed_run(tmp_path / "run")
     assert parts_for(run, cpus=8) == 1  # kilobytes: a worker would start slower than the pass
     assert parts_for(tmp_path / "missing", cpus=8) == 1
+
+
+def test_parity_of_a_mode_found_only_in_the_records(tmp_path: Path) -> None:
+    """A pass keeps what stream parity compares only when the manifest has both its modes; records
+    of a mode the manifest lacks make it fold again, keeping it."""
+    b = RunBuilder(tmp_path / "run", modes=["selection"], repeats=2)
+    for i in range(30):
+        for r in range(2):
+            for mode in ("selection", "stream"):
+                outcome = (
+                    text_outcome("no") if (i + r + (mode == "stream")) % 4 == 0 else call_outcome(("f", {}))
+                )
+                decision = "missed_call" if outcome["kind"] == "text" else "correct_call"
+                b.add(f"c{i}", outcome, verdict(decision), repeat=r, mode=mode)
+    run = b.write()
+    seen: list[dict[str, Any]] = []
+    dicts = compute_metrics(run, observer=seen.append)  # the dict pass keeps it from the start
+    stream = dicts.find("mock:sim-a", "stream")
+    assert stream is not None and stream.stream_parity is not None
+    assert 0 < stream.stream_parity.n < stream.stream_parity.d == 60
+    for parts in (1, 2):
+        assert render_json(compute_metrics(run, parts=parts)) == render_json(dicts)
+    assert fold_in_parts(run, read_manifest(run), None, 2, parity=False) is None

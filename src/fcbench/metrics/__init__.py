@@ -51,7 +51,7 @@ from typing import Any
 
 from fcbench.grading import REPAIRING_PROFILES
 from fcbench.grading.regrade import regrade_records
-from fcbench.metrics.aggregate import RunAccumulator
+from fcbench.metrics.aggregate import RunAccumulator, keeps_parity
 from fcbench.metrics.lines import RecordObserver, fold_lines, fold_record
 from fcbench.metrics.models import (
     METRICS_VERSION,
@@ -98,11 +98,16 @@ def compute_metrics(
     acc = RunAccumulator(repairs=profile in REPAIRING_PROFILES)
     with _collector_paused():
         if observer is None and profile == "strict":
+            parity = keeps_parity(manifest, wanted)
             if parts > 1:
-                found = fold_in_parts(run_dir, manifest, wanted, parts)
+                found = fold_in_parts(run_dir, manifest, wanted, parts, parity=parity)
                 if found is not None:
                     return found
+            acc = RunAccumulator(parity=parity)
             read = fold_lines(acc, run_dir, wanted)
+            if acc.parity_missed(manifest, wanted):
+                acc = RunAccumulator()
+                read = fold_lines(acc, run_dir, wanted)
         else:
             read = 0
             records: Iterable[dict[str, Any]] = iter_record_dicts(run_dir / RECORDS_FILE)

@@ -22,6 +22,7 @@ texts share one object.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -54,7 +55,7 @@ class Undecodable(Exception):
 class RunAccumulator:
     """Streaming aggregation of records, grouped by target label and mode."""
 
-    def __init__(self, *, repairs: bool = False) -> None:
+    def __init__(self, *, repairs: bool = False, parity: bool = True) -> None:
         self.repairs = repairs  # graded by a profile that repairs: say how many observations needed one
         self.groups: dict[tuple[str, str], GroupState] = {}
         self._index: dict[tuple[Any, Any, Any], GroupState] = {}
@@ -62,7 +63,8 @@ class RunAccumulator:
         self._anomalies: dict[bytes, list[Any] | BaseException] = {}
         self._calls: dict[bytes, bytes] = {}  # one object per distinct calls text (cases keep many)
         self._infos: dict[bytes, CaseInfo] = {}  # one object per distinct case text (targets share it)
-        self._parity = frozenset(PARITY_MODES)  # the modes whose repeats' observations are kept
+        # The modes whose repeats' observations are kept for stream parity (see parity_missed).
+        self._parity = frozenset(PARITY_MODES) if parity else frozenset()
         self.line = 0
         """The order index of the record being folded (its line number; set by the caller)."""
 
@@ -212,6 +214,12 @@ class RunAccumulator:
             case = group.cases[rec.case_id] = CaseState(info, self.line)
         return group, case
 
+    def parity_missed(self, manifest: Manifest, wanted: set[str] | None) -> bool:
+        """Whether stream parity is reported (both its modes among the manifest's and the records')
+        but this accumulator was made without keeping what it compares (``parity=False``): fold
+        the records again with it."""
+        return not self._parity and needs_parity(manifest, wanted, self.groups)
+
     def finish(self, manifest: Manifest, read: int, wanted: set[str] | None) -> RunMetrics:
         """Build the metrics of the records folded in, ``read`` lines read; ``wanted`` restricts
         the manifest's modes (None: all of them). The per-case state is released."""
@@ -256,6 +264,20 @@ class RunAccumulator:
         return found
 
 
+def keeps_parity(manifest: Manifest, wanted: set[str] | None) -> bool:
+    """Whether a pass keeps what stream parity compares from the start: when the manifest has both
+    its modes and none is left out (else it is hardly ever reported: see
+    :meth:`RunAccumulator.parity_missed`)."""
+    return all(m in manifest.modes and (wanted is None or m in wanted) for m in PARITY_MODES)
+
+
+def needs_parity(manifest: Manifest, wanted: set[str] | None, found: Iterable[tuple[str, str]]) -> bool:
+    """Whether stream parity is reported: both its modes among the reported ones (the manifest's,
+    restricted to ``wanted``, and the modes of the (target, mode) groups ``found`` in the records)."""
+    modes = {m for m in manifest.modes if wanted is None or m in wanted} | {mode for _, mode in found}
+    return all(m in modes for m in PARITY_MODES)
+
+
 def finish_parts(
     manifest: Manifest, parts: list[RunPart], wanted: set[str] | None, *, repairs: bool = False
 ) -> RunMetrics:
@@ -276,7 +298,7 @@ def finish_parts(
     per_group_planned = manifest.planned / max(1, len(manifest.targets) * len(manifest.modes))
     out: list[TargetMetrics] = []
     cases: list[CaseGroup] = []
-    parity = all(m in {mode for _, mode in ordered} for m in PARITY_MODES)
+    parity = needs_parity(manifest, wanted, merged.groups)
     for label, mode in ordered:
         group, totals = merged.groups.get((label, mode)) or _unobserved(targets.get(label, {}))
         known = label in targets and mode in manifest.modes

@@ -22,7 +22,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from fcbench.metrics.aggregate import RunAccumulator, finish_parts
+from fcbench.metrics.aggregate import RunAccumulator, finish_parts, needs_parity
 from fcbench.metrics.lines import Share, fold_lines
 from fcbench.metrics.models import RunMetrics
 from fcbench.metrics.partial import RunPart, Unsplittable
@@ -49,13 +49,14 @@ def parts_for(run_dir: Path, cpus: int | None = None) -> int:
     return available
 
 
-def fold_part(run_dir: Path, wanted: set[str] | None, part: int, parts: int) -> RunPart:
+def fold_part(run_dir: Path, wanted: set[str] | None, part: int, parts: int, parity: bool = True) -> RunPart:
     """Fold the records of ``part`` of ``parts`` (:class:`Share`) and settle them (``strict``
-    profile); raises :class:`Unsplittable` when the parts cannot give the metrics of one pass."""
+    profile; ``parity``: keep what stream parity compares); raises :class:`Unsplittable` when the
+    parts cannot give the metrics of one pass."""
     enabled = gc.isenabled()
     gc.disable()  # a state of many long-lived objects without cycles (see compute_metrics)
     try:
-        acc = RunAccumulator()
+        acc = RunAccumulator(parity=parity)
         read = fold_lines(acc, run_dir, wanted, Share(part, parts))
         return acc.part(read)
     finally:
@@ -63,10 +64,12 @@ def fold_part(run_dir: Path, wanted: set[str] | None, part: int, parts: int) -> 
             gc.enable()
 
 
-def _worker(out: Connection, run_dir: Path, wanted: set[str] | None, part: int, parts: int) -> None:
+def _worker(
+    out: Connection, run_dir: Path, wanted: set[str] | None, part: int, parts: int, parity: bool
+) -> None:
     """A worker process: send ``fold_part``'s part, or None when it failed."""
     try:
-        found: RunPart | None = fold_part(run_dir, wanted, part, parts)
+        found: RunPart | None = fold_part(run_dir, wanted, part, parts, parity)
     except Exception:  # the caller reads the run in one pass, which raises what is wrong
         found = None
     out.send(found)
@@ -74,21 +77,24 @@ def _worker(out: Connection, run_dir: Path, wanted: set[str] | None, part: int, 
 
 
 def fold_in_parts(
-    run_dir: Path, manifest: Manifest, wanted: set[str] | None, parts: int
+    run_dir: Path, manifest: Manifest, wanted: set[str] | None, parts: int, *, parity: bool = True
 ) -> RunMetrics | None:
     """The ``strict`` metrics of ``run_dir`` folded in ``parts`` processes (this one reads part 0),
-    or None when the parts cannot give the metrics of one pass or a worker failed."""
+    or None when the parts cannot give the metrics of one pass, a worker failed, or stream parity
+    is reported but the parts did not keep what it compares (``parity`` False)."""
     spawn = multiprocessing.get_context("spawn")
     workers: list[tuple[Any, Connection]] = []
     try:
         for part in range(1, parts):
             receiver, sender = spawn.Pipe(duplex=False)
-            process = spawn.Process(target=_worker, args=(sender, run_dir, wanted, part, parts), daemon=True)
+            process = spawn.Process(
+                target=_worker, args=(sender, run_dir, wanted, part, parts, parity), daemon=True
+            )
             process.start()
             sender.close()
             workers.append((process, receiver))
         try:
-            found = [fold_part(run_dir, wanted, 0, parts)]
+            found = [fold_part(run_dir, wanted, 0, parts, parity)]
         except Unsplittable:
             return None
         for _, receiver in workers:
@@ -99,6 +105,8 @@ def fold_in_parts(
             if theirs is None:
                 return None
             found.append(theirs)
+        if not parity and needs_parity(manifest, wanted, (k for p in found for k in p.groups)):
+            return None
         try:
             return finish_parts(manifest, found, wanted)
         except Unsplittable:
