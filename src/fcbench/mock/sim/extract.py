@@ -240,12 +240,12 @@ def extract(schema: Schema, text: str) -> Extraction:
 
 @lru_cache(maxsize=2048)
 def _extract(key: bytes | str, text: str) -> Extraction:
-    schema, order = _reading(key)
+    schema, order = schema_reading(key)
     return extract_object(order, schema, Context(text))
 
 
 @lru_cache(maxsize=512)
-def _reading(key: bytes | str) -> tuple[Schema, Order]:
+def schema_reading(key: bytes | str) -> tuple[Schema, Order]:
     """A schema by its key, and its reading order: made once and shared (never changed)."""
     schema: Schema = dict(json.loads(key))
     return schema, reading_order(schema, schema)

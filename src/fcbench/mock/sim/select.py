@@ -17,8 +17,8 @@ from fcbench.mock.sim import lexicon as lx
 from fcbench.mock.sim import text as tx
 from fcbench.mock.sim.base import SimTool
 from fcbench.mock.sim.evidence import Found
-from fcbench.mock.sim.extract import Extraction, extract, with_value
-from fcbench.mock.sim.schemas import properties, required
+from fcbench.mock.sim.extract import Extraction, extract, schema_reading, with_value
+from fcbench.mock.sim.schemas import properties, required, schema_key
 
 GENERIC_NAME_CONCEPTS = frozenset({"w:get", "w:set", "w:do", "w:run", "w:tool", "w:api", "id"})
 AVOID_RE = re.compile(
@@ -57,17 +57,17 @@ class ToolInfo:
 
 
 def profile(tool: SimTool) -> ToolInfo:
-    """Read one tool (each distinct name, description and parameter text is read once)."""
-    params = properties(tool.parameters, tool.parameters) if isinstance(tool.parameters, dict) else {}
-    param_text = " ".join(f"{n} {s.get('description', '')}" for n, s in params.items())
-    return ToolInfo(tool, *_reading(tool.name, tool.description, param_text))
+    """Read one tool (each distinct name, description and schema is read once)."""
+    return ToolInfo(tool, *_reading(tool.name, tool.description, schema_key(tool.parameters)))
 
 
 Reading = tuple[frozenset[str], frozenset[str], frozenset[str], bool, frozenset[str]]
 
 
 @lru_cache(maxsize=1024)
-def _reading(name: str, description: str, param_text: str) -> Reading:
+def _reading(name: str, description: str, key: bytes | str) -> Reading:
+    params = properties(schema, schema) if isinstance(schema := schema_reading(key)[0], dict) else {}
+    param_text = " ".join(f"{n} {s.get('description', '')}" for n, s in params.items())
     head = f"{tx.split_identifier(name)} {description}"
     write = (
         bool(tx.action_words(tx.split_identifier(name)))
