@@ -1,7 +1,7 @@
 """Metrics of several runs at once (``fcbench compare`` reads two): one worker process per run.
 
 A metrics pass is CPU-bound in one core, so two large runs read one after the other take twice as
-long as either. When the runs are large enough for a worker's start-up (about half a second) to
+long as either. When the runs are large enough for a worker's start-up to
 be worth it and the machine has a core for each, every run gets its own process, this one
 included: it reads the largest run itself while the workers read the others (so one result less
 crosses between processes, and one worker less starts); otherwise they are read in this process,
@@ -10,14 +10,13 @@ in order. The results are the same either way.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from fcbench.metrics import compute_metrics
 from fcbench.metrics.models import RunMetrics
-from fcbench.metrics.partition import parts_for, usable_cpus
+from fcbench.metrics.partition import parts_for, usable_cpus, worker_context
 from fcbench.store.records import RECORDS_FILE
 
 PARALLEL_MIN_BYTES = 32 * 2**20
@@ -53,8 +52,7 @@ def compute_metrics_of(
     if workers == 1:
         return [compute_metrics(d, modes=wanted, profile=profile, parts=parts_for(d)) for d in run_dirs]
     here = max(range(len(run_dirs)), key=lambda i: _records_bytes(run_dirs[i]))
-    spawn = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers - 1, mp_context=spawn) as pool:
+    with ProcessPoolExecutor(max_workers=workers - 1, mp_context=worker_context()) as pool:
         futures = {
             i: pool.submit(compute_metrics, d, modes=wanted, profile=profile)
             for i, d in enumerate(run_dirs)

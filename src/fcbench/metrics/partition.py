@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import multiprocessing.context
 import os
+import threading
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,7 @@ from fcbench.store.records import RECORDS_FILE, Manifest
 
 SPLIT_MIN_BYTES = 96 * 2**20
 """Records (bytes of ``records.jsonl``) below which a run is read in one process: a smaller pass
-finishes before a worker has started (about half a second)."""
+finishes before the worker's share pays for reading every line."""
 
 
 def usable_cpus() -> int:
@@ -38,6 +40,15 @@ def usable_cpus() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
+
+
+def worker_context() -> multiprocessing.context.ForkContext | multiprocessing.context.SpawnContext:
+    """How to start workers: by ``fork`` where there is one and this process runs one thread (a
+    forked worker starts at once, where a spawned one imports fcbench again, about half a second),
+    else by ``spawn`` (forking a process with threads may copy a held lock)."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
 
 
 def parts_for(run_dir: Path, cpus: int | None = None) -> int:
@@ -82,12 +93,12 @@ def fold_in_parts(
     """The ``strict`` metrics of ``run_dir`` folded in ``parts`` processes (this one reads part 0),
     or None when the parts cannot give the metrics of one pass, a worker failed, or stream parity
     is reported but the parts did not keep what it compares (``parity`` False)."""
-    spawn = multiprocessing.get_context("spawn")
+    context = worker_context()
     workers: list[tuple[Any, Connection]] = []
     try:
         for part in range(1, parts):
-            receiver, sender = spawn.Pipe(duplex=False)
-            process = spawn.Process(
+            receiver, sender = context.Pipe(duplex=False)
+            process = context.Process(
                 target=_worker, args=(sender, run_dir, wanted, part, parts, parity), daemon=True
             )
             process.start()
@@ -119,4 +130,4 @@ def fold_in_parts(
             process.join()
 
 
-__all__ = ["SPLIT_MIN_BYTES", "fold_in_parts", "fold_part", "parts_for", "usable_cpus"]
+__all__ = ["SPLIT_MIN_BYTES", "fold_in_parts", "fold_part", "parts_for", "usable_cpus", "worker_context"]
