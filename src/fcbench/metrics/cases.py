@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, overload
 
@@ -24,6 +25,9 @@ from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
 
 from fcbench.metrics.models import ArgumentDrift, CaseSummary, Rate, RunMetrics
+
+MAX_PROMPT_CHARS = 600
+"""A case's prompt is kept cut to this many characters."""
 
 
 class CaseInfo(msgspec.Struct, frozen=True, gc=False, array_like=True):
@@ -37,6 +41,22 @@ class CaseInfo(msgspec.Struct, frozen=True, gc=False, array_like=True):
     """What the case expects: ``tool``, ``tools``, ``text`` or ``clarification``."""
     prompt: str
     """The user prompt, cut to its first ``MAX_PROMPT_CHARS`` characters."""
+
+
+def case_info(case: dict[str, Any]) -> CaseInfo:
+    """The case fields of a record's ``case`` dict."""
+    return CaseInfo(
+        category=sys.intern(str(case.get("category", "unknown"))),
+        tags=_tags(tuple(sys.intern(str(t)) for t in case.get("tags") or ())),
+        expected_kind=sys.intern(str(case.get("expected_kind", "unknown"))),
+        prompt=str(case.get("prompt", ""))[:MAX_PROMPT_CHARS],
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _tags(tags: tuple[str, ...]) -> tuple[str, ...]:
+    """One tuple object per distinct tag list (cases share them)."""
+    return tags
 
 
 DriftRow = tuple[str, int, int, int, bool]
@@ -359,6 +379,16 @@ def summary(group: CaseGroup, row: CaseRow) -> CaseSummary:
     return built
 
 
-__all__ = ["CaseGroup", "CaseInfo", "CaseRow", "CaseSummaries", "DriftRow", "rate_of", "summary"]
+__all__ = [
+    "MAX_PROMPT_CHARS",
+    "CaseGroup",
+    "CaseInfo",
+    "CaseRow",
+    "CaseSummaries",
+    "DriftRow",
+    "case_info",
+    "rate_of",
+    "summary",
+]
 
 RunMetrics.model_rebuild(_types_namespace={"CaseSummaries": CaseSummaries})

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import json
-import sys
 from array import array
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -31,7 +30,6 @@ from fcbench.metrics.models import ArgumentDrift
 from fcbench.metrics.observe import VerdictFacts
 from fcbench.metrics.stats import ExactSum
 
-MAX_PROMPT_CHARS = 600
 MAX_REASONS_PER_CASE = 12
 
 Observation = tuple[VerdictFacts, bytes | None]
@@ -54,16 +52,6 @@ def same_outcome(a: Observation, b: Observation) -> bool:
     """Whether two scorable observations have the same normalised outcome key."""
     return a[0].decision_text == b[0].decision_text and (
         a[1] == b[1] or outcome_calls(a[1]) == outcome_calls(b[1])
-    )
-
-
-def case_info(case: dict[str, Any]) -> CaseInfo:
-    """The case fields of a record's ``case`` dict."""
-    return CaseInfo(
-        category=sys.intern(str(case.get("category", "unknown"))),
-        tags=_tags(tuple(sys.intern(str(t)) for t in case.get("tags") or ())),
-        expected_kind=sys.intern(str(case.get("expected_kind", "unknown"))),
-        prompt=str(case.get("prompt", ""))[:MAX_PROMPT_CHARS],
     )
 
 
@@ -126,6 +114,28 @@ class CaseState:
         sequence of verdicts and counts (:class:`SettleMemo` counts their verdicts later)."""
         observations, counts = self.observations, self.counts
         self.observations, self.counts, self.near, self.far = {}, [], None, None
+        verdicts = group.verdicts
+        reasons: dict[str, int] = {}
+        if len(counts) == 1:  # every scorable repeat made the same observation
+            ((facts, calls),) = observations
+            (n,) = counts
+            verdict = (facts, calls is not None)
+            single: SettleKey = ((verdict,), (n,))  # what _settle_key gives, built at once
+            if memo is not None:
+                found = memo.settled.get(single)
+                if found is not None:
+                    found[1] += 1
+                    return found[0]
+            verdicts[verdict] = verdicts.get(verdict, 0) + n
+            for reason in facts.reasons:
+                if reason in reasons or len(reasons) < MAX_REASONS_PER_CASE:
+                    reasons[reason] = reasons.get(reason, 0) + n
+            if len(reasons) > 1:
+                reasons = dict(sorted(reasons.items(), key=_most_first))
+            settled = Settled(n, n if facts.passed else 0, {facts.decision_text: n}, reasons, n, 1, None)
+            if memo is not None:
+                memo.settled[single] = [settled, 0]
+            return settled
         key = None
         if memo is not None:
             key = _settle_key(observations, counts)
@@ -134,22 +144,6 @@ class CaseState:
                 if found is not None:
                     found[1] += 1
                     return found[0]
-        verdicts = group.verdicts
-        reasons: dict[str, int] = {}
-        if len(counts) == 1:  # every scorable repeat made the same observation
-            ((facts, calls),) = observations
-            (n,) = counts
-            verdict = (facts, calls is not None)
-            verdicts[verdict] = verdicts.get(verdict, 0) + n
-            for reason in facts.reasons:
-                if reason in reasons or len(reasons) < MAX_REASONS_PER_CASE:
-                    reasons[reason] = reasons.get(reason, 0) + n
-            if len(reasons) > 1:
-                reasons = dict(sorted(reasons.items(), key=_most_first))
-            settled = Settled(n, n if facts.passed else 0, {facts.decision_text: n}, reasons, n, 1, None)
-            if key is not None and memo is not None:
-                memo.settled[key] = [settled, 0]
-            return settled
         scorable = passes = 0
         decisions: dict[str, int] = {}
         texts: dict[tuple[str, bytes | None], int] = {}
@@ -260,12 +254,6 @@ class Settled(NamedTuple):
 
 def _most_first(item: tuple[str, int]) -> tuple[int, str]:
     return -item[1], item[0]
-
-
-@functools.lru_cache(maxsize=4096)
-def _tags(tags: tuple[str, ...]) -> tuple[str, ...]:
-    """One tuple object per distinct tag list (cases share them)."""
-    return tags
 
 
 def _add_verdict(group: GroupState, facts: VerdictFacts, calls: bool, n: int) -> None:
