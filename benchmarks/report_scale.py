@@ -10,10 +10,12 @@ target: 83,333 distinct case ids at 10^6). For each, in child processes (peak RS
 * ``fcbench report --format json`` and ``--format md``, and ``fcbench compare`` of two runs (it
   reads both);
 
-each as seconds, peak MiB and seconds / ``json``. Then one in-process pass over the largest run
-of each shape splits the metrics pass into its phases (reading and splitting lines, decoding the
-record views, folding them, building the metrics and the compact case summary rows, writing the
-JSON report, streamed, to ``/dev/null``) and names the largest.
+each as seconds, CPU seconds (workers included), peak MiB (of the largest process) and seconds /
+``json``. Then one in-process pass over the largest run of each shape splits the metrics pass
+into its phases (reading and splitting lines, decoding the record views, folding them, building
+the metrics and the compact case summary rows, writing the JSON report, streamed, to
+``/dev/null``) and names the largest; and the pass is timed in one process and split over the
+cores by case id (:mod:`fcbench.metrics.partition`, which ``report`` uses on a large run).
 
     python benchmarks/report_scale.py --sizes 10000 100000 1000000
 """
@@ -159,19 +161,20 @@ def _record(run_id: str, seq: int, cases: int, rng: random.Random) -> dict[str, 
     }
 
 
-def timed(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
-    """Seconds and peak RSS (MiB) of a child ``python ARGS`` process."""
+def timed(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float, float]:
+    """Seconds, peak RSS (MiB, of the largest process) and CPU seconds (workers included) of a child
+    ``python ARGS`` process."""
     start = time.perf_counter()
     with subprocess.Popen([sys.executable, *args], stdout=subprocess.DEVNULL) as child:
         _, status, usage = os.wait4(child.pid, 0)
         child.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.perf_counter() - start
     assert child.returncode in ok, (args, child.returncode)
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
-def measure(base: Path, new: Path) -> dict[str, tuple[float, float]]:
-    """Seconds and peak MiB of the floors, the reports and the comparison."""
+def measure(base: Path, new: Path) -> dict[str, tuple[float, float, float]]:
+    """Seconds, peak MiB and CPU seconds of the floors, the reports and the comparison."""
     records = str(base / RECORDS_FILE)
     found = {name: timed(["-c", script, records]) for name, script in FLOORS.items()}
     fcbench = ["-m", "fcbench"]
@@ -227,6 +230,21 @@ def phases(run_dir: Path) -> dict[str, float]:
     }
 
 
+def in_parts(run_dir: Path) -> tuple[float, float, int]:
+    """Wall seconds of the metrics pass over ``run_dir`` in this process alone and split over the
+    usable CPUs (:func:`fcbench.metrics.partition.fold_in_parts`), and how many parts."""
+    from fcbench.metrics import compute_metrics
+    from fcbench.metrics.partition import usable_cpus
+
+    parts = max(2, usable_cpus())
+    start = time.perf_counter()
+    compute_metrics(run_dir)
+    one = time.perf_counter() - start
+    start = time.perf_counter()
+    compute_metrics(run_dir, parts=parts)
+    return one, time.perf_counter() - start, parts
+
+
 def main() -> None:
     """Generate, time and print."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -236,7 +254,7 @@ def main() -> None:
     columns = ["read", "json", "report json", "report md", "compare"]
     with tempfile.TemporaryDirectory() as tmp:
         print(
-            f"{'shape':>5} {'records':>9} {'cases':>7} {'MB':>5}  " + "  ".join(f"{c:>20}" for c in columns)
+            f"{'shape':>5} {'records':>9} {'cases':>7} {'MB':>5}  " + "  ".join(f"{c:>27}" for c in columns)
         )
         largest: dict[str, Path] = {}
         for shape in args.shapes:
@@ -248,21 +266,30 @@ def main() -> None:
                 found = measure(base, new)
                 floor = found["json"][0]
                 cells = [
-                    f"{s:6.1f}s {mib:5.0f}MiB {s / floor:4.2f}x" for s, mib in (found[c] for c in columns)
+                    f"{s:5.1f}s {cpu:5.1f}cpu {mib:4.0f}MiB {s / floor:4.2f}x"
+                    for s, mib, cpu in (found[c] for c in columns)
                 ]
                 megabytes = os.path.getsize(base / RECORDS_FILE) / 1e6
                 print(
                     f"{shape:>5} {size:>9} {cases:>7} {megabytes:>5.0f}  "
-                    + "  ".join(f"{c:>20}" for c in cells)
+                    + "  ".join(f"{c:>27}" for c in cells)
                 )
                 largest[shape] = base
-        print("\n(x = seconds / the json floor: json.loads of every line, measured in the same run)")
+        print(
+            "\n(cpu: CPU seconds, workers included; x = wall seconds / the json floor: json.loads of"
+            " every line, measured in the same run)"
+        )
         for shape, run_dir in largest.items():
             split = phases(run_dir)
             total = sum(split.values())
             worst = max(split, key=lambda name: split[name])
             shares = ", ".join(f"{name} {s:.2f}s ({100 * s / total:.0f}%)" for name, s in split.items())
             print(f"\n{shape} cases, {run_dir.name}: {shares}\n  bottleneck: {worst}")
+            one, parted, parts = in_parts(run_dir)
+            print(
+                f"  the pass in one process {one:.2f}s, in {parts} (by case id) {parted:.2f}s"
+                f" ({parted / one:.2f}x; wall seconds, this process included)"
+            )
 
 
 if __name__ == "__main__":
