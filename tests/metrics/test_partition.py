@@ -99,7 +99,7 @@ def _escaped_line(run: Path) -> None:
         escaped = line.replace(
             f'"case_id":"{case_id}"'.encode(), b'"case_id":"\\u0063' + case_id[1:].encode() + b'"'
         )
-        if Share(0, 2).owns(escaped) != Share(0, 2).holds(case_id):
+        if Share(0, 2).owns([escaped]) != [Share(0, 2).holds(case_id)]:
             lines[n] = escaped
             path.write_bytes(b"\n".join(lines) + b"\n")
             return

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from fcbench.store.records import RECORDS_FILE, Record, is_record
 RecordObserver = Callable[[dict[str, Any]], None]
 """Called with every record dict read, before aggregation (lets a report collect drill-down rows)."""
 
-_CASE_KEY = b'"case_id":'
+_CASE_KEY = b'"case_id":"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +36,7 @@ class Share:
 
     Each part reads every line and folds the records of its case ids, so every record of a case
     is folded in one part. Which part a line belongs to is found from its bytes (:meth:`owns`:
-    the text of the first ``"case_id":`` string), without decoding it; the part that folds the
+    the text of the first ``"case_id":"`` string), without decoding it; the part that folds the
     record checks its decoded case id (:meth:`holds`), and a record found in the wrong part
     (the case id written with escapes, a nested ``case_id`` key first) stops the parts:
     :class:`~fcbench.metrics.partial.Unsplittable`.
@@ -46,16 +47,19 @@ class Share:
     parts: int
     """How many parts the records are split into."""
 
-    def owns(self, line: bytes) -> bool:
-        """Whether ``line`` is this part's to read (a line with no case id is part 0's)."""
-        start = line.find(_CASE_KEY)
-        if start < 0:
-            return self.part == 0
-        start = line.find(b'"', start + len(_CASE_KEY))
-        end = line.find(b'"', start + 1)
-        if start < 0 or end < 0:
-            return self.part == 0
-        return zlib.crc32(line[start + 1 : end]) % self.parts == self.part
+    def owns(self, lines: list[bytes]) -> list[bool]:
+        """Whether each line is this part's to read: by the text of its first ``"case_id":"``
+        string (a line with none is part 0's)."""
+        find, crc, parts, part = bytes.find, zlib.crc32, self.parts, self.part
+        out = []
+        for line in lines:
+            start = find(line, _CASE_KEY)
+            if start < 0:
+                out.append(part == 0)
+                continue
+            start += len(_CASE_KEY)
+            out.append(crc(line[start : find(line, b'"', start)]) % parts == part)
+        return out
 
     def holds(self, case_id: Any) -> bool:
         """Whether the records of ``case_id`` are this part's (the bytes :meth:`owns` reads)."""
@@ -76,14 +80,18 @@ def fold_lines(
     profile; returns how many lines were JSON (``records_read``). With a ``share``, only the lines
     of its part, each record's order index still its line number in the whole file."""
     read = 0
-    number = 0
+    seen = 0  # lines before this block
     decode = DECODER.decode
     add = acc.add
     for lines, readable in complete_lines(run_dir / RECORDS_FILE):
-        for line in lines:
-            number += 1
-            if share is not None and not share.owns(line):
-                continue
+        numbers = range(seen + 1, seen + len(lines) + 1)
+        seen += len(lines)
+        if share is None:
+            numbered: Iterable[tuple[int, bytes]] = zip(numbers, lines, strict=True)
+        else:
+            mine = share.owns(lines)
+            numbered = zip(compress(numbers, mine), compress(lines, mine), strict=True)
+        for number, line in numbered:
             acc.line = number
             view = None
             if readable or readable_line(line):
