@@ -202,3 +202,22 @@ def test_flips_of_summaries_with_repeated_keys(tmp_path: Path) -> None:
     ]
     assert tuple(shown) == _reference_flips(odd_base, odd_new, c)
     assert [f.case_id for f in c.pass_to_fail] == ["case-004", "case-000", "case-001", "case-002"]
+
+
+def test_flips_when_the_runs_hold_other_cases(tmp_path: Path) -> None:
+    """Runs of suites with other cases pair the cases both have (the rows no longer pair by position)."""
+    base = compute_metrics(pass_fail_run(tmp_path / "b", cases=24, failing={1, 2, 5}, run_id="b", repeats=3))
+    new = compute_metrics(
+        pass_fail_run(tmp_path / "n", cases=30, failing={2, 3, 4, 27}, run_id="n", repeats=3)
+    )
+    for b, n in ((base, new), (new, base)):
+        c = compare_runs(b, n, max_drop=100.0)
+        shown = [
+            [
+                (f.title, f.base_target, f.target, f.mode, f.case_id, f.base, f.new, f.kind == "full")
+                for f in flips
+            ]
+            for flips in (c.pass_to_fail, c.fail_to_pass)
+        ]
+        assert shown[0] and shown[1]
+        assert tuple(shown) == _reference_flips(b, n, c)

@@ -31,7 +31,7 @@ are optimistic when repeats dominate the sample.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -39,7 +39,7 @@ from pydantic import BaseModel, Field
 
 from fcbench.errors import RunStateError
 from fcbench.metrics import Rate, RunMetrics, Stability, TargetMetrics
-from fcbench.metrics.cases import rate_of
+from fcbench.metrics.cases import CaseRow, CaseSummaries, rate_of
 from fcbench.metrics.stats import proportion_test
 from fcbench.report.common import fmt_rate
 from fcbench.report.pairing import PairingRule, named, pair_targets, pair_title
@@ -374,19 +374,13 @@ def _compare_target(b: TargetMetrics, n: TargetMetrics, rule: PairingRule, gates
 def _flips(
     base: RunMetrics, new: RunMetrics, targets: list[TargetComparison]
 ) -> tuple[list[Flip], list[Flip]]:
-    """The cases of each pair that flipped, in pair order, then in NEW's case order.
-
-    Each side's rows are looked up by (target, mode, case id)
-    (:meth:`fcbench.metrics.cases.CaseSummaries.by_case`); a Rate is built only for a flip."""
-    base_rows = base.cases.by_case()
-    new_rows = new.cases.by_case()
+    """The cases of each pair that flipped, in pair order, then in NEW's case order (rows paired by
+    :func:`_pairs`); a Rate is built only for a flip."""
     down: list[Flip] = []
     up: list[Flip] = []
     for t in targets:
-        before_rows = base_rows.get((t.base_target, t.mode), {})
-        for case_id, row in new_rows.get((t.target, t.mode), {}).items():
-            prior = before_rows.get(case_id)
-            if prior is None or prior.scorable == 0 or row.scorable == 0:
+        for case_id, prior, row in _pairs(base.cases, (t.base_target, t.mode), new.cases, (t.target, t.mode)):
+            if prior.scorable == 0 or row.scorable == 0:
                 continue
             was, now = prior.passes == prior.scorable, row.passes == row.scorable
             if was == now:
@@ -404,3 +398,21 @@ def _flips(
             )
             (down if was else up).append(flip)
     return down, up
+
+
+def _pairs(
+    base: CaseSummaries, base_key: tuple[str, str], new: CaseSummaries, new_key: tuple[str, str]
+) -> Iterable[tuple[str, CaseRow, CaseRow]]:
+    """(case id, BASE row, NEW row) of each case of NEW's (target, mode) ``new_key`` that BASE's
+    ``base_key`` has too, in NEW's order; of several rows of one case on a side, the last (as
+    :meth:`~fcbench.metrics.cases.CaseSummaries.by_case` gives them). Two runs of one suite have
+    the same cases in the same order (by case id): then the rows pair by position."""
+    before = [g.rows for g in base.groups if (g.target, g.mode) == base_key]
+    after = [g.rows for g in new.groups if (g.target, g.mode) == new_key]
+    if len(before) == 1 and len(after) == 1:
+        ids = [r.case_id for r in after[0]]
+        if ids == [r.case_id for r in before[0]] and len(set(ids)) == len(ids):
+            return zip(ids, before[0], after[0], strict=True)
+    prior = {r.case_id: r for rows in before for r in rows}
+    latest = {r.case_id: r for rows in after for r in rows}
+    return ((case_id, prior[case_id], row) for case_id, row in latest.items() if case_id in prior)
