@@ -67,6 +67,11 @@ def compact_json(value: Any) -> bytes:
     return text
 
 
+def quoted(text: str) -> str:
+    """``text`` as a JSON string, written as :data:`COMPACT_JSON` (and :func:`compact_json`) write it."""
+    return COMPACT_JSON.encode(text)
+
+
 _MSGSPEC_DECODE = msgspec.json.Decoder()
 
 

@@ -19,6 +19,7 @@ from fcbench.mock.common import (
     SseEvent,
     compact_json,
     decode_result,
+    quoted,
     text_pieces,
 )
 from fcbench.mock.dialect import RouteInfo
@@ -124,21 +125,22 @@ class OpenAIChatDialect(OpenAIBase):
         ).decode()[:-1]
         no_usage = ',"usage":null' if include_usage else ""
 
-        def chunk(delta: dict[str, Any], finish: str | None = None) -> SseEvent:
-            choice = compact_json({"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish})
+        def chunk(delta: dict[str, Any] | str, finish: str | None = None) -> SseEvent:
+            """A chunk of ``delta`` (or its encoding, for the text pieces) and ``finish``."""
+            body = delta if isinstance(delta, str) else compact_json(delta).decode()
+            ending = "null" if finish is None else quoted(finish)
+            choice = f'{{"index":0,"delta":{body},"logprobs":null,"finish_reason":{ending}}}'
             padding = ctx.ids.padding()  # letters and digits: nothing to escape
-            return SseEvent(
-                None, f'{prefix},"choices":[{choice.decode()}]{no_usage},"obfuscation":"{padding}"}}'
-            )
+            return SseEvent(None, f'{prefix},"choices":[{choice}]{no_usage},"obfuscation":"{padding}"}}')
 
         events: list[SseEvent] = []
         calls = _call_ids(reply, ctx)
         if reply.kind == "refusal":
             events.append(chunk({"role": "assistant", "content": None, "refusal": ""}))
-            events.extend(chunk({"refusal": piece}) for piece in text_pieces(reply.text))
+            events.extend(chunk(f'{{"refusal":{quoted(piece)}}}') for piece in text_pieces(reply.text))
         elif reply.text:
             events.append(chunk({"role": "assistant", "content": "", "refusal": None}))
-            events.extend(chunk({"content": piece}) for piece in text_pieces(reply.text))
+            events.extend(chunk(f'{{"content":{quoted(piece)}}}') for piece in text_pieces(reply.text))
         else:
             events.append(chunk({"role": "assistant", "content": None}))
         for index, (cid, call) in enumerate(calls):

@@ -12,7 +12,15 @@ from collections import OrderedDict
 from typing import Any
 
 from fcbench.contract import wire_text
-from fcbench.mock.common import Decoded, MockError, RenderContext, SseEvent, compact_json, text_pieces
+from fcbench.mock.common import (
+    Decoded,
+    MockError,
+    RenderContext,
+    SseEvent,
+    compact_json,
+    quoted,
+    text_pieces,
+)
 from fcbench.mock.dialect import RouteInfo, frame_named
 from fcbench.mock.openai_responses_input import decode_choice, decode_input, decode_tools, text_echo
 from fcbench.mock.openai_shared import OpenAIBase, usage_responses
@@ -242,9 +250,13 @@ def _response_id(ctx: RenderContext) -> str:
     return "resp_" + ctx.ids.hex(50)
 
 
-def _item_events(index: int, item: dict[str, Any], ctx: RenderContext) -> list[tuple[str, dict[str, Any]]]:
-    events: list[tuple[str, dict[str, Any]]] = []
+def _item_events(
+    index: int, item: dict[str, Any], ctx: RenderContext
+) -> list[tuple[str, dict[str, Any] | str]]:
+    events: list[tuple[str, dict[str, Any] | str]] = []
     where = {"item_id": item["id"], "output_index": index}
+    # the deltas, most of the events, are written from the encoding of their first fields, made once
+    fields = compact_json(where).decode()[:-1]
     if item["type"] == "function_call":
         events.append(
             (
@@ -254,16 +266,13 @@ def _item_events(index: int, item: dict[str, Any], ctx: RenderContext) -> list[t
         )
         for fragment in ctx.argument_fragments(item["arguments"]):
             if fragment:
-                events.append(
-                    (
-                        "response.function_call_arguments.delta",
-                        {**where, "delta": fragment, "obfuscation": ctx.ids.padding()},
-                    )
-                )
+                delta = f'{fields},"delta":{quoted(fragment)},"obfuscation":"{ctx.ids.padding()}"}}'
+                events.append(("response.function_call_arguments.delta", delta))
         events.append(("response.function_call_arguments.done", {**where, "arguments": item["arguments"]}))
     else:
         part = item["content"][0]
         at = {**where, "content_index": 0}
+        at_fields = fields + ',"content_index":0'
         events.append(
             (
                 "response.output_item.added",
@@ -273,17 +282,14 @@ def _item_events(index: int, item: dict[str, Any], ctx: RenderContext) -> list[t
         if part["type"] == "refusal":
             events.append(("response.content_part.added", {**at, "part": {"type": "refusal", "refusal": ""}}))
             for piece in text_pieces(part["refusal"]):
-                events.append(("response.refusal.delta", {**at, "delta": piece}))
+                events.append(("response.refusal.delta", f'{at_fields},"delta":{quoted(piece)}}}'))
             events.append(("response.refusal.done", {**at, "refusal": part["refusal"]}))
         else:
             events.append(("response.content_part.added", {**at, "part": {**part, "text": ""}}))
             for piece in text_pieces(part["text"]):
-                events.append(
-                    (
-                        "response.output_text.delta",
-                        {**at, "delta": piece, "logprobs": [], "obfuscation": ctx.ids.padding()},
-                    )
-                )
+                padding = ctx.ids.padding()
+                delta = f'{at_fields},"delta":{quoted(piece)},"logprobs":[],"obfuscation":"{padding}"}}'
+                events.append(("response.output_text.delta", delta))
             events.append(("response.output_text.done", {**at, "text": part["text"], "logprobs": []}))
         events.append(("response.content_part.done", {**at, "part": part}))
     events.append(("response.output_item.done", {"output_index": index, "item": item}))
