@@ -6,7 +6,8 @@ model metric. Memory grows with targets x cases x distinct outcomes per case (pl
 accepted observation for the exact latency percentiles, and one small index per scorable repeat
 in the modes stream parity compares), never with the size of the records. Records are read
 straight from their lines (:mod:`fcbench.metrics.view`), without building them as dicts, unless
-an observer or a re-grading profile needs the dicts.
+an observer or a re-grading profile needs the dicts; a large run may be read by several processes,
+each folding the records of some case ids (:mod:`fcbench.metrics.partition`), with the same result.
 
 Definitions (per target ``endpoint:model`` and mode):
 

@@ -219,7 +219,8 @@ class TargetMetrics(BaseModel):
     tokens: Tokens
     """Token totals over every record of this target and mode, duplicates and provider errors included."""
     cost_usd: float | None
-    """Total cost; null when any accepted observation has an unknown cost."""
+    """Total cost, the exact sum of the records' costs rounded once (so it does not depend on their
+    order); null when any accepted observation has an unknown cost."""
     cost_per_pass: float | None
     """``cost_usd`` divided by the passing observations; null when the cost is unknown or nothing passed."""
     duplicates: int = 0
