@@ -12,7 +12,7 @@ a mock request cost 65 to 105 stub requests here; it then cost 8 to 10, and once
 keys and the country and number scans were made cheaper, 4.5 to 5. With replies, stream events and
 request bodies encoded and parsed by msgspec (json's exact bytes and values), stream chunks built
 from parts encoded once, ids drawn many characters at a time and each tool schema's reading order
-and size kept, 3.5 to 4 (the code before, measured beside it: 4.2 to 5.1).
+and size kept, 3.5 to 4.1 (the code before, measured beside it: 4.2 to 5.3).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from fcbench.mock.common import URL_SAFE, IdMaker
 from fcbench.suite.loader import load_suite
 
 MAX_RATIO = 10.0
-"""A mock request may cost at most this many stub requests (measured: 3.5 to 5 now, about twice
+"""A mock request may cost at most this many stub requests (measured: 3.5 to 4.1 now, about twice
 that is the limit; 65 to 105 at first)."""
 
 MODELS = ("sim-careful", "sim-eager", "sim-sloppy", "sim-flaky")
