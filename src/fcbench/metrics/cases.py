@@ -157,6 +157,8 @@ class Packed(msgspec.Struct, array_like=True):
 
 _encode_packed = msgspec.msgpack.Encoder().encode
 _decode_packed = msgspec.msgpack.Decoder(Packed).decode
+_encode_table = msgspec.msgpack.Encoder().encode
+_decode_table = msgspec.msgpack.Decoder(dict[str, int]).decode
 
 
 @functools.lru_cache(maxsize=65536)
@@ -290,14 +292,10 @@ class CaseSummaries(Sequence[CaseSummary]):
 
 def _pack(groups: list[CaseGroup]) -> Packed:
     infos: dict[CaseInfo, int] = {}  # equal infos once
-    tables: dict[tuple[tuple[str, int], ...], int] = {}  # equal tables once
-    table_of: dict[int, int] = {}  # id of a table -> its index (the rows keep the tables alive)
+    tables: dict[bytes, int] = {}  # equal tables (their encoded text: keys and counts in order) once
 
     def indexes(counts: list[dict[str, int]]) -> list[int]:
-        for key, table in {id(c): c for c in counts}.items():
-            if key not in table_of:
-                table_of[key] = tables.setdefault(tuple(table.items()), len(tables))
-        return [table_of[id(c)] for c in counts]
+        return [tables.setdefault(text, len(tables)) for text in map(_encode_table, counts)]
 
     packed = []
     for g in groups:
@@ -319,7 +317,7 @@ def _pack(groups: list[CaseGroup]) -> Packed:
                 [r.drift for r in rows],
             )
         )
-    return Packed(list(infos), [dict(key) for key in tables], packed)
+    return Packed(list(infos), [_decode_table(text) for text in tables], packed)
 
 
 def _unpack(data: bytes) -> CaseSummaries:
