@@ -15,11 +15,11 @@ order.
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fcbench.grading import RIGHT_DECISIONS
-from fcbench.metrics.cases import CaseInfo, CaseRow
+from fcbench.metrics.cases import CaseGroup, CaseInfo, CaseRow, CaseSummaries
 from fcbench.metrics.models import ParityDifference
 from fcbench.metrics.observe import SELECTION_KINDS
 from fcbench.metrics.state import GroupState, Settled
@@ -284,6 +284,23 @@ class RunPart:
     """(target label, mode) -> its settled state and its cases' totals."""
     parity: dict[str, ParityPart]
     """Target label -> stream parity, for the targets met in both modes it compares."""
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        """Pickled with every target's case rows packed together (as
+        :class:`~fcbench.metrics.cases.CaseSummaries` pickles: each case info and count table
+        once), as a part crosses between processes."""
+        keys = list(self.groups)
+        rows = CaseSummaries([CaseGroup(*key, self.groups[key][1].rows) for key in keys])
+        totals = [(group, replace(t, rows=[])) for group, t in self.groups.values()]
+        return self.read, keys, totals, rows, self.parity
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.read, keys, totals, rows, self.parity = state
+        packed = {(g.target, g.mode): g.rows for g in rows.groups}
+        self.groups = {}
+        for key, (group, t) in zip(keys, totals, strict=True):
+            t.rows = packed.get(key, [])
+            self.groups[key] = (group, t)
 
 
 def merge_parts(parts: list[RunPart]) -> RunPart:
