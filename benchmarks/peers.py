@@ -7,8 +7,9 @@ ideal wall time is N x latency / C. A tool's run counts only if the stub answere
 during it (``GET /stats``): an observation that never reached the provider measured nothing.
 
 * ``httpx floor``: a bare ``httpx.AsyncClient`` (one pool) sending the same request N times at C,
-  and ``aiohttp floor`` the same with one ``aiohttp`` session, the client fcbench's transport uses
-  (the floors of Python HTTP clients on this machine, measured in the same run);
+  and ``aiohttp floor`` the same with ``aiohttp`` (the client fcbench's transport uses), in sessions
+  of 8 connections taken in turn as fcbench's transport keeps them (one session of C connections
+  answers 4-8% later here): the floors of Python HTTP clients on this machine, in the same run;
 * ``fcbench``: ``fcbench run`` through the CLI, start-up included, records checked to be tool calls;
 * ``inspect_ai``: ``inspect eval`` of a task of N samples (one tool, ``generate(tool_calls="none")``
   so each sample is one request), when ``--inspect`` names an ``inspect`` executable or it is on PATH;
@@ -75,20 +76,23 @@ asyncio.run(main())
 """
 
 AIOHTTP_FLOOR = """
-import asyncio, json, sys
+import asyncio, itertools, json, sys
 import aiohttp
 url, n, c = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 body = json.dumps({"model": "stub-model", "messages": [{"role": "user", "content": %(prompt)r}],
                    "tools": [{"type": "function", "function": %(tool)s}]}).encode()
 headers = {"authorization": "Bearer %(key)s", "content-type": "application/json"}
 async def main():
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=c)) as session:
-        gate = asyncio.Semaphore(c)
-        async def one():
-            async with gate:
-                async with session.post(url + "/chat/completions", data=body, headers=headers) as r:
-                    assert (await r.json())["choices"][0]["message"]["tool_calls"]
-        await asyncio.gather(*(one() for _ in range(n)))
+    pools = [aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=8)) for _ in range(-(-c // 8))]
+    turns = itertools.cycle(pools)
+    gate = asyncio.Semaphore(c)
+    async def one():
+        async with gate:
+            async with next(turns).post(url + "/chat/completions", data=body, headers=headers) as r:
+                assert (await r.json())["choices"][0]["message"]["tool_calls"]
+    await asyncio.gather(*(one() for _ in range(n)))
+    for pool in pools:
+        await pool.close()
 asyncio.run(main())
 """
 
