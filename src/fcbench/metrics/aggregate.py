@@ -265,10 +265,9 @@ class RunAccumulator:
 
 
 def keeps_parity(manifest: Manifest, wanted: set[str] | None) -> bool:
-    """Whether a pass keeps what stream parity compares from the start: when the manifest has both
-    its modes and none is left out (else it is hardly ever reported: see
-    :meth:`RunAccumulator.parity_missed`)."""
-    return all(m in manifest.modes and (wanted is None or m in wanted) for m in PARITY_MODES)
+    """Whether a pass keeps what stream parity compares from the start: when the manifest alone
+    reports it (else it is hardly ever reported: see :meth:`RunAccumulator.parity_missed`)."""
+    return needs_parity(manifest, wanted, ())
 
 
 def needs_parity(manifest: Manifest, wanted: set[str] | None, found: Iterable[tuple[str, str]]) -> bool:

@@ -114,18 +114,13 @@ class CaseCounts:
         """Add ``other``'s counts (both flushed)."""
         for name in ("scorable", "passes", "drifting", "stab_n", "stab_d", "stab_cases", "unstable"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for mine, theirs in (
+        add_pairs(
             (self.selection, other.selection),
             (self.clarification, other.clarification),
             (self.abstention, other.abstention),
-        ):
-            mine[0] += theirs[0]
-            mine[1] += theirs[1]
+        )
         for table, more in ((self.by_category, other.by_category), (self.by_tag, other.by_tag)):
-            for key, (c, n) in more.items():
-                slot = table.setdefault(key, [0, 0])
-                slot[0] += c
-                slot[1] += n
+            add_pairs(*((table.setdefault(key, [0, 0]), pair) for key, pair in more.items()))
         for kind, row in other.confusion.items():
             add_counts(self.confusion.setdefault(kind, {}), row)
         add_counts(self.decisions, other.decisions)
@@ -208,6 +203,13 @@ def _parity_case(difference: ParityDifference) -> str:
     return difference.case_id
 
 
+def add_pairs(*pairs: tuple[list[int], list[int]]) -> None:
+    """Add each ``[count, of]`` pair's second list into its first."""
+    for mine, theirs in pairs:
+        mine[0] += theirs[0]
+        mine[1] += theirs[1]
+
+
 def add_counts(into: dict[str, int], more: dict[str, int]) -> None:
     """Add the counts of ``more`` into ``into``."""
     for key, n in more.items():
@@ -226,14 +228,12 @@ def merge_groups(into: GroupState, other: GroupState) -> None:
         )
     for name in _SUMMED:
         setattr(into, name, getattr(into, name) + getattr(other, name))
-    for mine, theirs in (
+    add_pairs(
         (into.schema, other.schema),
         (into.semantic, other.semantic),
         (into.params, other.params),
         (into.recovery, other.recovery),
-    ):
-        mine[0] += theirs[0]
-        mine[1] += theirs[1]
+    )
     for table, more in (
         (into.provider_errors, other.provider_errors),
         (into.recovery_outcomes, other.recovery_outcomes),
