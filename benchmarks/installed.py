@@ -13,12 +13,11 @@ import importlib.util
 from pathlib import Path
 
 
-def compile_fcbench() -> Path:
-    """Write the bytecode cache of every fcbench module, as pip does on install; return its folder."""
+def compile_fcbench() -> None:
+    """Write the bytecode cache of every fcbench module, as pip does on install."""
     spec = importlib.util.find_spec("fcbench")
     if spec is None or spec.origin is None:
         raise SystemExit("fcbench is not importable from this interpreter")
     package = Path(spec.origin).parent
     if not compileall.compile_dir(package, quiet=1):
         raise SystemExit(f"compiling {package} failed")
-    return package

@@ -12,7 +12,6 @@ import os
 import time
 from collections.abc import Iterator, Mapping
 from concurrent import futures
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -274,8 +273,10 @@ class RecordWriter(DurableAppender):
         truncate_torn_tail(path)
         self._blobs = BlobStore(path.with_name(BLOBS_FILE))
         self._file = path.open("a", encoding="utf-8")
-        self._writer = ThreadPoolExecutor(1, thread_name_prefix="fcbench-records") if background else None
-        self._batches: list[Future[None]] = []
+        self._writer = (
+            futures.ThreadPoolExecutor(1, thread_name_prefix="fcbench-records") if background else None
+        )
+        self._batches: list[futures.Future[None]] = []
 
     def append(self, record: Record) -> None:
         """Queue one record (its raw exchange compacted); write the batch when it is due."""
