@@ -72,6 +72,12 @@ def quoted(text: str) -> str:
     return COMPACT_JSON.encode(text)
 
 
+def open_object(fields: dict[str, Any]) -> str:
+    """The compact JSON of ``fields`` without its closing brace: the start of an object that more
+    fields, each encoded on its own, are then written into (``,"key":value`` pieces, then ``}``)."""
+    return compact_json(fields).decode()[:-1]
+
+
 _MSGSPEC_DECODE = msgspec.json.Decoder()
 
 

@@ -19,6 +19,7 @@ from fcbench.mock.common import (
     SseEvent,
     compact_json,
     decode_result,
+    open_object,
     quoted,
     text_pieces,
 )
@@ -112,8 +113,8 @@ class OpenAIChatDialect(OpenAIBase):
         """``chat.completion.chunk`` events, a usage chunk when asked for, then ``[DONE]``."""
         completion_id = _completion_id(ctx)
         include_usage = bool(decoded.echo.get("include_usage"))
-        # every chunk starts with the same fields: they are encoded once (the object's closing brace cut)
-        prefix = compact_json(
+        # every chunk starts with the same fields: they are encoded once
+        prefix = open_object(
             {
                 "id": completion_id,
                 "object": "chat.completion.chunk",
@@ -122,7 +123,7 @@ class OpenAIChatDialect(OpenAIBase):
                 "service_tier": "default",
                 "system_fingerprint": _FINGERPRINT,
             }
-        ).decode()[:-1]
+        )
         no_usage = ',"usage":null' if include_usage else ""
 
         def chunk(delta: dict[str, Any] | str, finish: str | None = None) -> SseEvent:

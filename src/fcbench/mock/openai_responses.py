@@ -18,6 +18,7 @@ from fcbench.mock.common import (
     RenderContext,
     SseEvent,
     compact_json,
+    open_object,
     quoted,
     text_pieces,
 )
@@ -242,7 +243,7 @@ def _numbered(number: int, name: str, data: dict[str, Any] | str) -> SseEvent:
     """The event ``{"type": name, "sequence_number": number, **data}``, encoded by splicing the
     encoding of ``data`` (given as its text when already encoded), whose keys are neither of those."""
     body = data if isinstance(data, str) else compact_json(data).decode()
-    head = f'{{"type":{compact_json(name).decode()},"sequence_number":{number}'
+    head = f'{{"type":{quoted(name)},"sequence_number":{number}'
     return SseEvent(name, head + ("}" if body == "{}" else "," + body[1:]))
 
 
@@ -256,7 +257,7 @@ def _item_events(
     events: list[tuple[str, dict[str, Any] | str]] = []
     where = {"item_id": item["id"], "output_index": index}
     # the deltas, most of the events, are written from the encoding of their first fields, made once
-    fields = compact_json(where).decode()[:-1]
+    fields = open_object(where)
     if item["type"] == "function_call":
         events.append(
             (
