@@ -269,10 +269,16 @@ class CaseSummaries(Sequence[CaseSummary]):
         return len(failing), [summary(groups[i], groups[i].rows[j]) for *_, i, j in kept]
 
     def by_case(self) -> dict[tuple[str, str], dict[str, CaseRow]]:
-        """(target, mode) -> case id -> its row; of several rows of one key, the last."""
-        out: dict[tuple[str, str], dict[str, CaseRow]] = {}
+        """(target, mode) -> case id -> its row (:meth:`case_rows`)."""
+        keys = dict.fromkeys((g.target, g.mode) for g in self._groups)
+        return {key: self.case_rows(key) for key in keys}
+
+    def case_rows(self, key: tuple[str, str]) -> dict[str, CaseRow]:
+        """Case id -> its row, of (target, mode) ``key``; of several rows of one case, the last."""
+        out: dict[str, CaseRow] = {}
         for g in self._groups:
-            out.setdefault((g.target, g.mode), {}).update((r.case_id, r) for r in g.rows)
+            if (g.target, g.mode) == key:
+                out.update((r.case_id, r) for r in g.rows)
         return out
 
     @classmethod

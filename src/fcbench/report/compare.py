@@ -404,15 +404,15 @@ def _pairs(
     base: CaseSummaries, base_key: tuple[str, str], new: CaseSummaries, new_key: tuple[str, str]
 ) -> Iterable[tuple[str, CaseRow, CaseRow]]:
     """(case id, BASE row, NEW row) of each case of NEW's (target, mode) ``new_key`` that BASE's
-    ``base_key`` has too, in NEW's order; of several rows of one case on a side, the last (as
-    :meth:`~fcbench.metrics.cases.CaseSummaries.by_case` gives them). Two runs of one suite have
-    the same cases in the same order (by case id): then the rows pair by position."""
+    ``base_key`` has too, in NEW's order; of several rows of one case on a side, the last
+    (:meth:`~fcbench.metrics.cases.CaseSummaries.case_rows`). Two runs of one suite have the same
+    cases in the same order (by case id): then the rows pair by position."""
     before = [g.rows for g in base.groups if (g.target, g.mode) == base_key]
     after = [g.rows for g in new.groups if (g.target, g.mode) == new_key]
     if len(before) == 1 and len(after) == 1:
         ids = [r.case_id for r in after[0]]
         if ids == [r.case_id for r in before[0]] and len(set(ids)) == len(ids):
             return zip(ids, before[0], after[0], strict=True)
-    prior = {r.case_id: r for rows in before for r in rows}
-    latest = {r.case_id: r for rows in after for r in rows}
+    prior = base.case_rows(base_key)
+    latest = new.case_rows(new_key)
     return ((case_id, prior[case_id], row) for case_id, row in latest.items() if case_id in prior)
