@@ -190,7 +190,7 @@ def phases(run_dir: Path) -> dict[str, float]:
 
     from fcbench.metrics import fold_lines
     from fcbench.metrics.aggregate import RunAccumulator
-    from fcbench.metrics.view import DECODER, complete_lines
+    from fcbench.store.view import DECODER, complete_lines
     from fcbench.report.jsonfmt import write_json
     from fcbench.store.records import read_manifest
 

@@ -1,7 +1,7 @@
 """The metrics read straight from record lines equal the metrics of the record dicts, field by field.
 
 :func:`compute_metrics` reads ``strict`` metrics without an observer from the lines
-(:mod:`fcbench.metrics.view`); with an observer it folds the decoded record dicts. Both must give
+(:mod:`fcbench.store.view`); with an observer it folds the decoded record dicts. Both must give
 the same metrics: on real runs against the mock (every mode, faults, repeats) and on hand-written
 lines with everything odd a record file can hold (duplicates and replacements, JSON the decoder
 refuses, text that is not UTF-8, values of unexpected types, calls equal only canonically).

@@ -5,7 +5,7 @@ coverage loss: they count in ``observed`` and ``provider_errors`` but never in t
 model metric. Memory grows with targets x cases x distinct outcomes per case (plus one float per
 accepted observation for the exact latency percentiles, and one small index per scorable repeat
 in the modes stream parity compares), never with the size of the records. Records are read
-straight from their lines (:mod:`fcbench.metrics.view`), without building them as dicts, unless
+straight from their lines (:mod:`fcbench.store.view`), without building them as dicts, unless
 an observer or a re-grading profile needs the dicts; a large run may be read by several processes,
 each folding the records of some case ids (:mod:`fcbench.metrics.partition`), with the same result.
 
@@ -90,7 +90,7 @@ def compute_metrics(
     Records carry the ``strict`` verdicts made when they were observed; another scoring
     ``profile`` (e.g. ``bfcl`` or ``repairs``) re-grades each record against the run's suite on the
     way, and ``observer`` sees the re-graded records. Without either, the records are read straight
-    from their lines (:mod:`fcbench.metrics.view`), never built as dicts, and with ``parts`` over 1
+    from their lines (:mod:`fcbench.store.view`), never built as dicts, and with ``parts`` over 1
     in that many processes, each folding the records of some case ids
     (:func:`fcbench.metrics.partition.fold_in_parts`; the metrics are the same).
     """

@@ -1,6 +1,6 @@
 """The streaming pass behind :func:`fcbench.metrics.compute_metrics`: fold records into state.
 
-Records arrive as :class:`~fcbench.metrics.view.RecordView` (decoded straight from their line) or
+Records arrive as :class:`~fcbench.store.view.RecordView` (decoded straight from their line) or
 as record dicts (:meth:`RunAccumulator.add_record`, for observers and re-graded profiles); both
 fold the same way. State is kept per target x mode and per case (:mod:`fcbench.metrics.state`):
 per case, a count per distinct scorable observation; nothing per record except one float per
@@ -34,7 +34,7 @@ from fcbench.metrics.observe import VerdictFacts, anomaly_list, attempt, codes_o
 from fcbench.metrics.partial import CaseTotals, ParityPart, RunPart, merge_parts
 from fcbench.metrics.state import CaseState, GroupState, same_outcome
 from fcbench.metrics.targets import settle_cases, target_metrics
-from fcbench.metrics.view import EMPTY_LIST, RecordView, encode_calls, view_of
+from fcbench.store.view import EMPTY_LIST, RecordView, encode_calls, view_of
 from fcbench.store.records import Manifest
 
 MAX_EXAMPLE_CHARS = 300

@@ -1,7 +1,7 @@
 """Fold the lines of ``records.jsonl`` into a :class:`~fcbench.metrics.aggregate.RunAccumulator`: all
 of them, or the share of one part of the pass (:class:`Share`: the records of some case ids).
 
-Each line is read straight into a :class:`~fcbench.metrics.view.RecordView`; a line the decoder
+Each line is read straight into a :class:`~fcbench.store.view.RecordView`; a line the decoder
 refuses is read by :func:`json.loads`, as the record dicts were, and decides (skipped when it is
 not JSON, a clear error when it is not a record).
 """
@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from fcbench.errors import RunStateError
 from fcbench.metrics.aggregate import RunAccumulator, Undecodable
 from fcbench.metrics.partial import Unsplittable
-from fcbench.metrics.view import DECODE_ERRORS, DECODER, complete_lines, readable_line
+from fcbench.store.view import DECODE_ERRORS, DECODER, complete_lines, readable_line
 from fcbench.store.records import RECORDS_FILE, Record, is_record
 
 RecordObserver = Callable[[dict[str, Any]], None]

@@ -30,7 +30,7 @@ import msgspec
 from fcbench.endpoints import label_of
 from fcbench.errors import FcbenchError
 from fcbench.metrics import RunMetrics, compute_metrics, failure_reasons, record_anomalies
-from fcbench.metrics.view import complete_lines
+from fcbench.store.view import complete_lines
 from fcbench.store.blobs import BLOBS_FILE, iter_blobs
 from fcbench.store.records import RECORDS_FILE, is_record, read_manifest
 
@@ -236,7 +236,7 @@ def collect(
     run_dir: Path, modes: list[str] | None = None, profile: str = "strict", keep_rows: bool = True
 ) -> tuple[RunMetrics, ObservationCollector]:
     """The run's metrics and its observations (rows only with ``keep_rows``), each record read once
-    for the metrics (straight from the lines, :mod:`fcbench.metrics.view`) and once for the rows."""
+    for the metrics (straight from the lines, :mod:`fcbench.store.view`) and once for the rows."""
     collector = ObservationCollector(keep_rows=keep_rows)
     if profile != "strict":
         return compute_metrics(run_dir, modes=modes, observer=collector, profile=profile), collector

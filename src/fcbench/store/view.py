@@ -1,13 +1,13 @@
-"""What the metrics read of one record, decoded from its line without building the record.
+"""The one typed read of a record: :class:`RecordView`, decoded from its line without building the record.
 
-:class:`RecordView` names the fields the metrics use; :data:`DECODER` (msgspec) reads a line
-straight into it, skipping the rest of the record (raw exchanges, turns, notes, timestamps)
-without building it. The target's names and the scalars are decoded; the nested parts that only
-need reading once per distinct value are kept as their JSON text (:class:`msgspec.Raw`): the
-case, the anomalies, the verdict and each call's fields. The aggregation decodes those with
-:func:`json.loads`, as the record dicts were decoded before, and memoises what it derives from
-them by their text, since the repeats of a case carry the same verdicts and arguments over and
-over.
+Every reader above the store (metrics, reports, compat, history, the viewer, ``show``) reads records
+as views, never as dicts. :data:`DECODER` (msgspec) reads a line straight into a view; the
+scalars and the target's names are decoded, and the nested parts that only need reading once
+per distinct value are kept as their JSON text (:class:`msgspec.Raw`): the case, the anomalies,
+the verdict, the turns, the raw exchange and each call's fields. The aggregation memoises what
+it derives from those by their text; a reader that wants a part decoded asks the view for it
+(:meth:`RecordView.verdict_data`, :meth:`RecordView.case_data`, :meth:`OutcomeView.data`, ...).
+:func:`iter_views` yields the view of every record of a file.
 
 The decoder accepts only records of the ordinary shape. A line it refuses (a record with odd
 types, a JSON literal such as ``NaN``, a lone surrogate escape, text that is not UTF-8, a line
