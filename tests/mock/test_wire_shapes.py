@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from fcbench.mock.common import json_type
+from fcbench.contract import json_type
 
 WIRE = Path(__file__).resolve().parents[1] / "fixtures" / "wire" / "interactions.jsonl"
 SKIPPED_KEYS = frozenset({"generate_summary", "effort"})
@@ -113,19 +113,27 @@ def _reply_from(api: str, stream: bool, body: str) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ shape comparison
+def shape_type(value: Any) -> str:
+    """The JSON type of ``value`` as a wire shape: an integer and a number are one shape (a real
+    ``0.7`` and the mock's ``1`` are both numbers)."""
+    name = json_type(value)
+    return "number" if name == "integer" else name
+
+
 def _kind(value: Any) -> Any:
     if isinstance(value, dict):
         if "type" in value:
             return value["type"]
         return tuple(key for key in PART_KEYS if key in value)
-    return json_type(value)
+    return shape_type(value)
 
 
 def assert_same_shape(real: Any, mock: Any, path: str = "$") -> None:
     """Every key of ``real`` exists in ``mock`` with the same JSON type, recursively."""
     if real is None:
         return
-    assert json_type(mock) == json_type(real), f"{path}: real is {json_type(real)}, mock is {json_type(mock)}"
+    real_type, mock_type = shape_type(real), shape_type(mock)
+    assert mock_type == real_type, f"{path}: real is {real_type}, mock is {mock_type}"
     if isinstance(real, dict):
         for key, value in real.items():
             if key in SKIPPED_KEYS:

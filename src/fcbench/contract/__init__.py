@@ -14,7 +14,8 @@ Shapes (see DESIGN.md):
   :class:`ToolResultMessage`, discriminated by ``role``
 * :class:`Usage` and :class:`Anomaly`, with the one anomaly vocabulary (:data:`ANOMALY_CODES`)
 * :class:`SchemaChange`: one edit a dialect's schema transform made to a tool
-* :func:`canonical_json`: the one canonical JSON text of a value (keys, hashes, signatures)
+* :func:`canonical_json` and :func:`json_type`: the one canonical JSON text of a value (keys,
+  hashes, signatures) and the one name of its JSON type (:mod:`fcbench.contract.values`)
   (a call written as JSON text instead of made is read by :mod:`fcbench.contract.text_calls`)
 * :data:`MODES`: the one mode table (how each mode observes, and whether its records can be re-graded)
 """
@@ -22,12 +23,14 @@ Shapes (see DESIGN.md):
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
+
+from fcbench.contract.values import canonical_json as canonical_json
+from fcbench.contract.values import json_type as json_type
 
 CONTRACT_VERSION = "1"
 
@@ -247,32 +250,6 @@ class SchemaChange(_Model):
     """What the transform did to it."""
     reason: str
     """Why: the dialect rule that forced the change."""
-
-
-def _canonical_value(value: Any) -> Any:
-    if isinstance(value, bool) or value is None or isinstance(value, str | int):
-        return value
-    if isinstance(value, float):
-        if math.isfinite(value) and value.is_integer():
-            return int(value)  # exact: an integral float equals exactly one integer
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _canonical_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_canonical_value(v) for v in value]
-    return repr(value)
-
-
-def canonical_json(value: Any) -> str:
-    """Canonical JSON text of ``value``: sorted keys, no spaces, Unicode kept, integral floats as integers.
-
-    Two equal JSON values (``1`` and ``1.0`` alike, ``true`` never ``1``) have the same canonical
-    text. Never raises: a value too deeply nested to serialise is described by its type instead.
-    """
-    try:
-        return json.dumps(_canonical_value(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    except (RecursionError, ValueError, TypeError):
-        return json.dumps({"unserialisable": type(value).__name__})
 
 
 def normalise_arguments(raw: Any) -> tuple[Any, str | None, str | None]:

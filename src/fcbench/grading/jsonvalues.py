@@ -1,4 +1,7 @@
-"""Strict JSON value semantics: equality, canonical text and short descriptions.
+"""Strict JSON value semantics: equality and short descriptions.
+
+The canonical text and the type name of a value are :mod:`fcbench.contract.values`' (one
+definition each, shared with the mock, the suite and the schema layer).
 
 Equality follows JSON, not Python: numbers compare by value (``1`` equals ``1.0``) but a
 boolean is never a number (``True`` is not ``1``) and a string is never a number (``"750"`` is
@@ -39,25 +42,6 @@ def json_equal(a: Any, b: Any) -> bool:
         return _equal(a, b)
     except RecursionError:
         return False
-
-
-def json_type(value: Any) -> str:
-    """The JSON type name of a Python value (``object``, ``array``, ``string``, ``integer``, ...)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list | tuple):
-        return "array"
-    return type(value).__name__
 
 
 def short(value: Any, limit: int = 80) -> str:

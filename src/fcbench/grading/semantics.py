@@ -21,8 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fcbench.contract import json_type
 from fcbench.grading.inputs import ArgumentSpec
-from fcbench.grading.jsonvalues import json_equal, json_type, short
+from fcbench.grading.jsonvalues import json_equal, short
 from fcbench.grading.verdict import WrongValue
 from fcbench.schema.patterns import bounded_search
 from fcbench.suite.models import ArgumentAssertion, Constraint

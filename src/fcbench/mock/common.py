@@ -357,18 +357,3 @@ def decode_result(value: Any) -> Any:
 def body_digest(path: str, body: bytes) -> str:
     """A stable digest of a request path and raw body (counts identical requests, seeds ids)."""
     return hashlib.sha256(path.encode() + b"\n" + body).hexdigest()
-
-
-def json_type(value: Any) -> str:
-    """The JSON type name of a decoded value (``object``, ``array``, ``string``, ``number``, ...)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"

@@ -15,6 +15,8 @@ import msgspec
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from fcbench.contract import json_type
+
 Schema = dict[str, Any]
 
 EMAIL_RE = re.compile(r"[\w.%+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,}")
@@ -75,23 +77,6 @@ def main_type(schema: Schema) -> str | None:
         if name != "null":
             return name
     return None
-
-
-def json_type(value: Any) -> str:
-    """The JSON type name of a Python value (booleans are not integers)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
 
 
 def branches(schema: Schema, root: Schema) -> list[Schema]:
