@@ -27,6 +27,10 @@ from typing import Any
 
 import msgspec
 
+from fcbench.endpoints import label_of
+from fcbench.errors import RunStateError
+from fcbench.store.records import RECORDS_FILE, ObservationKey, is_record, observation_key, read_manifest
+
 NULL = msgspec.Raw(b"null")
 """The JSON text of an absent field (the dict pass read an absent field as None)."""
 EMPTY_LIST = msgspec.Raw(b"[]")
@@ -39,22 +43,63 @@ BLOCK_BYTES = 1 << 22
 """How much of ``records.jsonl`` is read at a time."""
 
 
-class CallView(msgspec.Struct, gc=False):
-    """One call of a ``tool_calls`` outcome, its fields as JSON text (the call id left out)."""
+def decoded(text: msgspec.Raw) -> Any:
+    """A part kept as JSON text, decoded (None when it is not JSON to :func:`json.loads`)."""
+    try:
+        return json.loads(bytes(text))
+    except (ValueError, RecursionError):
+        return None
 
+
+class CallView(msgspec.Struct, gc=False, omit_defaults=True):
+    """One call of a ``tool_calls`` outcome, its fields as JSON text."""
+
+    id: msgspec.Raw = NULL
+    """The call's id (left out of :func:`encode_calls`: equal calls, equal text)."""
     name: msgspec.Raw = NULL
+    """The tool name called."""
     arguments: msgspec.Raw = NULL
+    """The parsed arguments (any JSON value, null when the raw arguments did not parse)."""
     raw_arguments: msgspec.Raw = NULL
+    """The arguments as the model sent them."""
     parse_error: msgspec.Raw = NULL
+    """Why the raw arguments did not parse, or null."""
+
+    def data(self) -> dict[str, Any]:
+        """The call as the record holds it."""
+        return {field: decoded(getattr(self, field)) for field in self.__struct_fields__}
 
 
 class OutcomeView(msgspec.Struct, gc=False):
-    """The fields of an outcome the metrics read."""
+    """A record's canonical outcome (fields the outcome did not hold are unset)."""
 
-    kind: Any = None
-    code: Any = None
-    message: Any = None
+    kind: Any = msgspec.UNSET
+    """``tool_calls``, ``text``, ``refusal`` or ``provider_error``."""
+    code: Any = msgspec.UNSET
+    """A provider error's code."""
+    message: Any = msgspec.UNSET
+    """A provider error's message."""
+    status: Any = msgspec.UNSET
+    """A provider error's HTTP status."""
+    text: Any = msgspec.UNSET
+    """The text of a text or refusal outcome (or beside tool calls)."""
     calls: list[CallView] | None = None
+    """The calls of a ``tool_calls`` outcome."""
+
+    def data(self) -> dict[str, Any]:
+        """The outcome as the record holds it (the canonical outcome dict the graders take)."""
+        found = {f: getattr(self, f) for f in ("kind", "code", "message", "status", "text")}
+        out = {key: value for key, value in found.items() if value is not msgspec.UNSET}
+        calls = self.calls
+        if isinstance(calls, list):
+            out["calls"] = [call.data() for call in calls]
+        return out
+
+    def call_names(self) -> list[str]:
+        """The names of the outcome's calls (none unless it is ``tool_calls``)."""
+        if self.kind != "tool_calls" or not isinstance(self.calls, list):
+            return []
+        return [str(decoded(call.name)) for call in self.calls]
 
 
 class UsageView(msgspec.Struct, gc=False):
@@ -62,7 +107,9 @@ class UsageView(msgspec.Struct, gc=False):
     other value, which counts no tokens)."""
 
     input_tokens: int | None = None
+    """Input tokens as reported."""
     output_tokens: int | None = None
+    """Output tokens as reported."""
 
 
 UNCOUNTED = "uncounted"
@@ -73,38 +120,123 @@ class TargetView(msgspec.Struct, gc=False):
     """The fields of a record's target that name its group (unset when absent, which is not null)."""
 
     endpoint: str | None | msgspec.UnsetType = msgspec.UNSET
+    """Endpoint name."""
     model: str | None | msgspec.UnsetType = msgspec.UNSET
+    """Model id."""
     dialect: str | None | msgspec.UnsetType = msgspec.UNSET
+    """Wire dialect."""
 
     def as_dict(self) -> dict[str, Any]:
-        """The target as the record dict held it (its other fields are never read)."""
+        """The target as the record held it (its other fields are never read)."""
         found = {"endpoint": self.endpoint, "model": self.model, "dialect": self.dialect}
         return {key: value for key, value in found.items() if value is not msgspec.UNSET}
 
+    @property
+    def label(self) -> str:
+        """``endpoint:model`` (:func:`fcbench.endpoints.label_of`)."""
+        return label_of(self.as_dict())
+
 
 class RecordView(msgspec.Struct, gc=False):
-    """The fields of a record the metrics read; the identity fields typed as :func:`is_record` wants."""
+    """One record as every reader reads it; the identity fields typed as :func:`is_record` wants."""
 
     target: TargetView
+    """Which endpoint, dialect and model."""
     case_id: str
+    """The case's id."""
     repeat: int
+    """Repeat index, from 0."""
     mode: str
+    """One of the names of :data:`fcbench.contract.MODES`."""
     outcome: OutcomeView
+    """The canonical outcome."""
     case: msgspec.Raw = NULL
+    """The case fields (:meth:`case_data`)."""
     anomalies: msgspec.Raw = NULL
+    """The adapter's anomalies (:meth:`anomaly_data`)."""
     verdict: msgspec.Raw = NULL
+    """The verdict (:meth:`verdict_data`)."""
     latency_ms: Any = None
+    """Wall time of the exchange(s)."""
     usage: UsageView | None = None
+    """Tokens as reported."""
     cost_usd: Any = None
+    """Cost from the price table."""
     error: Any = None
+    """Harness error text."""
+    run_id: Any = None
+    """The run this observation belongs to."""
+    seq: Any = None
+    """Position in the plan."""
+    attempts: Any = None
+    """HTTP attempts, retries included."""
+    turns: msgspec.Raw = NULL
+    """Multi-turn modes: every turn (:meth:`turn_data`)."""
+    raw: msgspec.Raw = NULL
+    """The redacted raw exchange, bodies maybe blob references (:meth:`raw_data`)."""
+    schema_changes: msgspec.Raw = NULL
+    """Edits the schema transform made to the offered tools (:meth:`schema_change_data`)."""
+    notes: msgspec.Raw = NULL
+    """Semantics the adapter could not map exactly (:meth:`note_data`)."""
+
+    @property
+    def label(self) -> str:
+        """The target label, ``endpoint:model``."""
+        return self.target.label
+
+    @property
+    def key(self) -> ObservationKey:
+        """Identity of the observation: (target label, case id, repeat, mode)."""
+        return observation_key(self.target.label, self.case_id, self.repeat, self.mode)
+
+    def verdict_data(self) -> dict[str, Any] | None:
+        """The verdict, decoded; None when there is none (or it is not an object)."""
+        found = decoded(self.verdict)
+        return found if isinstance(found, dict) else None
+
+    def case_data(self) -> dict[str, Any]:
+        """The case fields, decoded (empty when absent or not an object)."""
+        found = decoded(self.case)
+        return found if isinstance(found, dict) else {}
+
+    def anomaly_data(self) -> list[Any]:
+        """The adapter's anomalies, decoded (empty when absent or not a list)."""
+        return _list(decoded(self.anomalies))
+
+    def turn_data(self) -> list[Any]:
+        """The turns, decoded (empty for single-turn modes)."""
+        return _list(decoded(self.turns))
+
+    def raw_data(self) -> Any:
+        """The raw exchange, decoded (None when absent)."""
+        return decoded(self.raw)
+
+    def schema_change_data(self) -> list[Any]:
+        """The schema changes, decoded (empty when none)."""
+        return _list(decoded(self.schema_changes))
+
+    def note_data(self) -> list[Any]:
+        """The adapter's notes, decoded (empty when none)."""
+        return _list(decoded(self.notes))
+
+    def with_verdict(self, text: bytes) -> RecordView:
+        """This view with another verdict (a re-graded one), given as its JSON text."""
+        return msgspec.structs.replace(self, verdict=msgspec.Raw(text))
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 DECODER = msgspec.json.Decoder(RecordView)
 """Reads one ``records.jsonl`` line into a :class:`RecordView`."""
 
-encode_calls = msgspec.json.Encoder().encode
-"""The calls (:class:`CallView` list) of a ``tool_calls`` outcome as JSON text without their ids:
-equal calls, equal text."""
+_encode = msgspec.json.Encoder().encode
+
+
+def encode_calls(calls: list[CallView]) -> bytes:
+    """The calls of a ``tool_calls`` outcome as JSON text without their ids: equal calls, equal text."""
+    return _encode([msgspec.structs.replace(call, id=NULL) for call in calls])
 
 
 def _text(value: Any) -> msgspec.Raw:
@@ -124,10 +256,7 @@ def view_of(rec: dict[str, Any]) -> RecordView:
     if kind == "tool_calls":
         found = outcome.get("calls") or []
         if isinstance(found, list) and all(isinstance(c, dict) for c in found):
-            calls = [
-                CallView(*(_text(c.get(f)) for f in ("name", "arguments", "raw_arguments", "parse_error")))
-                for c in found
-            ]
+            calls = [CallView(*(_text(c.get(f)) for f in CallView.__struct_fields__)) for c in found]
         else:
             calls = _Unscorable(f"calls of a tool_calls outcome are not a list of objects: {found!r:.80}")
     usage = rec.get("usage") or {}
@@ -136,15 +265,20 @@ def view_of(rec: dict[str, Any]) -> RecordView:
         case_id=rec["case_id"],
         repeat=rec["repeat"],
         mode=rec["mode"],
-        outcome=OutcomeView(kind=kind, code=outcome.get("code"), message=outcome.get("message"), calls=calls),
-        case=_text(rec.get("case")),
-        anomalies=_text(rec.get("anomalies")),
-        verdict=NULL,  # the dict pass hands its verdict over already decoded
-        latency_ms=rec.get("latency_ms"),
+        outcome=OutcomeView(
+            **{k: outcome[k] for k in ("kind", "code", "message", "status", "text") if k in outcome},
+            calls=calls,
+        ),
         usage=UsageView(_tokens(usage.get("input_tokens")), _tokens(usage.get("output_tokens"))),
-        cost_usd=rec.get("cost_usd"),
-        error=rec.get("error"),
+        **{k: rec.get(k) for k in _SCALARS},
+        **{k: _text(rec.get(k)) for k in _TEXTS},
     )
+
+
+_SCALARS = ("latency_ms", "cost_usd", "error", "run_id", "seq", "attempts")
+"""The fields of a view decoded as they are."""
+_TEXTS = ("case", "anomalies", "verdict", "turns", "raw", "schema_changes", "notes")
+"""The fields of a view kept as JSON text."""
 
 
 _TARGET_FIELDS = frozenset(TargetView.__struct_fields__)
@@ -189,3 +323,44 @@ def readable_line(line: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def read_view(line: bytes, readable: bool = True) -> RecordView | None:
+    """The view of one line of ``records.jsonl``; None when the line is no record (not JSON, or
+    JSON that :func:`fcbench.store.records.is_record` refuses). ``readable``: the line is known to
+    be UTF-8 (else it is checked)."""
+    if readable or readable_line(line):
+        try:
+            return DECODER.decode(line)
+        except DECODE_ERRORS:
+            pass
+    try:
+        rec = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not is_record(rec):
+        return None
+    try:
+        return view_of(rec)
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def iter_views(path: Path) -> Iterator[RecordView]:
+    """The view of every record of a ``records.jsonl`` file, in file order (lines that are no
+    records are skipped; a torn last line ends the file)."""
+    for lines, readable in complete_lines(path):
+        for line in lines:
+            view = read_view(line, readable)
+            if view is not None:
+                yield view
+
+
+def run_views(run_dir: Path) -> Iterator[RecordView]:
+    """The record views of a run directory, checked first: :class:`RunStateError` when ``run_dir``
+    is not a run directory (no valid manifest) or holds no records file."""
+    read_manifest(run_dir)
+    path = run_dir / RECORDS_FILE
+    if not path.is_file():
+        raise RunStateError(f"{run_dir}: no {RECORDS_FILE}")
+    return iter_views(path)
