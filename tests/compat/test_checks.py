@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from fcbench.compat.checks import KeywordValidator, check_call, turn_signature
+from fcbench.compat.checks import KeywordValidator, check_call
 from fcbench.compat.probes import KeywordProbe, build_plan, load_probes
+from fcbench.grading.key import turn_key
 from fcbench.suite.loader import load_suite
 
 TOOLS = {t.name: t for t in load_suite("core").tool_sets["compatibility"]}
@@ -63,6 +64,8 @@ def check(probe_id: str, arguments: Any, parse_error: str | None = None) -> tupl
         ("default", {}, True),
         ("default", {"limit": 10, "include_closed": False}, True),
         ("default", {"include_closed": True}, False),
+        ("default", {"limit": 10.0}, True),  # the default's value, written as JSON allows (one JSON equality)
+        ("default", {"include_closed": 0}, False),  # 0 is not false
         ("long-description", {"summary": "x" * 20, "priority": "urgent", "channel": "chat"}, True),
         ("long-description", {"summary": "x" * 20, "priority": "urgent", "channel": "phone"}, False),
         ("long-description", {"summary": "x" * 20, "priority": "urgent"}, False),
@@ -122,9 +125,10 @@ def test_a_probe_must_check_something() -> None:
         KeywordProbe(id="x", keyword="x", tool="probe_pattern", prompt="p")
 
 
-def test_stream_signatures_compare_calls_not_formatting() -> None:
+def test_stream_turns_compare_calls_not_formatting() -> None:
     a = {"kind": "tool_calls", "calls": [{"name": "t", "arguments": {"a": 1, "b": 2}, "parse_error": None}]}
-    b = {"kind": "tool_calls", "calls": [{"name": "t", "arguments": {"b": 2, "a": 1}, "parse_error": None}]}
+    b = {"kind": "tool_calls", "calls": [{"name": "t", "arguments": {"b": 2, "a": 1.0}, "parse_error": None}]}
     c = {"kind": "tool_calls", "calls": [{"name": "t", "arguments": {"a": "1", "b": 2}, "parse_error": None}]}
-    assert turn_signature(a) == turn_signature(b) != turn_signature(c)
-    assert turn_signature({"kind": "text", "text": "x"}) == turn_signature({"kind": "text", "text": "y"})
+    assert turn_key(a) == turn_key(b) != turn_key(c)
+    assert turn_key({"kind": "text", "text": "x"}) == turn_key({"kind": "text", "text": "y"})
+    assert turn_key({"kind": "text", "text": "x"}) != turn_key({"kind": "refusal", "text": "x"})

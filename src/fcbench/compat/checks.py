@@ -19,6 +19,7 @@ from jsonschema.exceptions import ValidationError
 
 from fcbench.compat.models import CapabilityProbe, KeywordProbe
 from fcbench.contract import Tool
+from fcbench.grading.jsonvalues import json_equal
 from fcbench.schema.transform import pointer
 from fcbench.schema.validate import FORMAT_CHECKER, ValidatorCache
 
@@ -187,17 +188,12 @@ class CallCheck:
     """The call sent none of the probe's ``fields``: the keyword was honoured only vacuously."""
 
 
-def _same(a: Any, b: Any) -> bool:
-    """JSON equality that tells ``true`` from ``1`` and ``1`` from ``"1"``."""
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-
 def _value_checks(probe: KeywordProbe, tool: Tool, args: Mapping[str, Any]) -> list[str]:
     problems = []
     for name, wanted in probe.expect_values.items():
         if name not in args:
             problems.append(f"{name}: expected {json.dumps(wanted)}, left out")
-        elif not _same(args[name], wanted):
+        elif not json_equal(args[name], wanted):
             problems.append(f"{name}: expected {json.dumps(wanted)}, got {json.dumps(args[name])}")
     if probe.defaults:
         props = tool.parameters.get("properties") or {}
@@ -206,7 +202,7 @@ def _value_checks(probe: KeywordProbe, tool: Tool, args: Mapping[str, Any]) -> l
                 isinstance(schema, dict)
                 and "default" in schema
                 and name in args
-                and not _same(args[name], schema["default"])
+                and not json_equal(args[name], schema["default"])
             ):
                 problems.append(
                     f"{name}: unspecified, so absent or {json.dumps(schema['default'])} expected, "
@@ -263,8 +259,8 @@ JUDGES: dict[str, Judge] = {
     "valid": lambda probe, calls, tools, v: all(_valid_call(c, tools, v) for c in calls) if calls else None,
 }
 """Expectation -> judge of one accepted turn: True honoured, False ignored, None inconclusive
-(``single`` and ``valid`` need at least one call). ``stream_agrees`` compares two turns instead
-(:func:`turn_signature`)."""
+(``single`` and ``valid`` need at least one call). ``stream_agrees`` compares two turns instead,
+by the one "same outcome" key (:func:`fcbench.grading.key.turn_key`)."""
 
 
 def judge_turn(
@@ -273,16 +269,3 @@ def judge_turn(
     """Whether one accepted turn honoured ``probe``'s request (None: cannot tell from this turn)."""
     judge = JUDGES[probe.expect]
     return judge(probe, calls_of(outcome), {t.name: t for t in tools}, validator)
-
-
-def turn_signature(outcome: Mapping[str, Any]) -> str:
-    """What must agree between a streamed and a non-streamed turn: the kind, and every call's name
-    and arguments (as parsed, or the raw text when they did not parse), in order."""
-    calls = [
-        {
-            "name": c.get("name"),
-            "arguments": c.get("arguments") if c.get("parse_error") is None else c.get("raw_arguments"),
-        }
-        for c in calls_of(outcome)
-    ]
-    return json.dumps({"kind": outcome.get("kind"), "calls": calls}, sort_keys=True)

@@ -29,7 +29,7 @@ from typing import Any
 
 from fcbench import adapters
 from fcbench.adapters.base import Capabilities
-from fcbench.compat.checks import KeywordValidator, calls_of, check_call, judge_turn, turn_signature
+from fcbench.compat.checks import KeywordValidator, calls_of, check_call, judge_turn
 from fcbench.compat.matrix import (
     CapabilityCell,
     CapabilityRow,
@@ -43,6 +43,7 @@ from fcbench.compat.matrix import (
 from fcbench.compat.probes import STREAM_SUFFIXES, CapabilityProbe, CompatPlan, KeywordProbe, build_plan
 from fcbench.endpoints import label_of
 from fcbench.errors import ConfigError, TargetError
+from fcbench.grading.key import turn_key
 from fcbench.store.records import RECORDS_FILE, iter_record_dicts, read_manifest
 
 REJECTION_CODES = frozenset({"schema_rejected", "bad_request"})
@@ -192,7 +193,7 @@ def _judgements(
     halves: dict[int, dict[str, str]] = {}
     for record in accepted:
         suffix = next(s for s in STREAM_SUFFIXES if str(record.get("case_id", "")).endswith(s))
-        halves.setdefault(int(record.get("repeat", 0)), {})[suffix] = turn_signature(record["outcome"])
+        halves.setdefault(int(record.get("repeat", 0)), {})[suffix] = turn_key(record["outcome"])
     return [
         (pair[STREAM_SUFFIXES[0]] == pair[STREAM_SUFFIXES[1]]) if len(pair) == 2 else None
         for _, pair in sorted(halves.items())

@@ -5,6 +5,11 @@ with equal arguments, whatever the order of the calls or of the keys, and whethe
 written ``750`` or ``750.0`` (the grader treats both alike). ``true`` is never ``1`` and ``"750"``
 is never ``750``. Text is left out: two answers that reach the same decision in different words
 are the same outcome.
+
+Every "same outcome" question asks this key: repeats of one case (stability), the two modes
+stream parity pairs, two runs (compare, replay), recovery's repeated calls (:func:`call_key`), and
+compat's stream probe, which compares a streamed turn with its non-streamed twin before any
+decision is taken (:func:`turn_key`: the turn's kind stands in for the decision).
 """
 
 from __future__ import annotations
@@ -36,6 +41,12 @@ def _decision(verdict: DecisionLike) -> str:
     return verdict or ""
 
 
+def _kind(outcome: Outcome | Mapping[str, Any]) -> str:
+    if isinstance(outcome, Mapping):
+        return str(outcome.get("kind", ""))
+    return outcome.kind
+
+
 def _calls(outcome: Outcome | Mapping[str, Any]) -> list[Any]:
     if isinstance(outcome, ToolCallsOutcome):
         return list(outcome.calls)
@@ -56,3 +67,13 @@ def normalised_outcome_key(outcome: Outcome | Mapping[str, Any], verdict: Decisi
     payload = canonical_json({"decision": decision, "calls": calls})
     digest = hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
     return f"{decision}:{digest}"
+
+
+def turn_key(outcome: Outcome | Mapping[str, Any]) -> str:
+    """The outcome key of a turn compared without a verdict: ``"<kind>:<16 hex digits>"``.
+
+    The outcome's kind (``tool_calls``, ``text``, ``refusal``, ``provider_error``) takes the
+    decision's place in :func:`normalised_outcome_key`, and the calls are compared exactly as
+    there: in any order, ``1`` equal to ``1.0``, the raw text when the arguments did not parse.
+    """
+    return normalised_outcome_key(outcome, _kind(outcome))
