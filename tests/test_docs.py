@@ -65,8 +65,18 @@ def mkdocs_build(config: Path, site: Path) -> subprocess.CompletedProcess[str]:
 def test_the_site_builds_strictly(tmp_path: Path) -> None:
     done = mkdocs_build(ROOT / "mkdocs.yml", tmp_path / "site")
     assert done.returncode == 0, done.stdout + done.stderr
-    built = {p.parent.name for p in (tmp_path / "site").glob("*/index.html")}
+    site = tmp_path / "site"
+    built = {p.parent.name for p in site.glob("*/index.html")}
     assert built == {p.stem for p in PAGES if p.stem != "index"}
+    included = {  # text each page takes from a file outside docs/ (README sections, SECURITY.md, ...)
+        "index.html": ["run the whole test suite", "correct_clarification"],
+        "security/index.html": ["What fcbench trusts"],
+        "benchmarks/index.html": ["harness_overhead.py", "Changelog"],
+    }
+    for page, texts in included.items():
+        html = (site / page).read_text(encoding="utf-8")
+        assert "--8&lt;--" not in html and "--8<--" not in html, page
+        assert all(text in html for text in texts), page
 
 
 def test_the_strict_build_fails_on_a_broken_anchor_and_an_unlisted_page(tmp_path: Path) -> None:
@@ -169,13 +179,21 @@ def table_codes(text: str, first_header: str) -> list[str]:
     """The backticked codes in the first column of the table whose header starts with ``first_header``."""
     table = re.search(rf"^\| {re.escape(first_header)} \|.*\n\|[-|]+\|\n((?:\|.*\n?)+)", text, re.M)
     assert table is not None, f"no table starting with '| {first_header} |'"
-    return re.findall(r"^\| `(\w+)` \|", table.group(1), re.M)
+    cells = re.findall(r"^\| ([^|]*) \|", table.group(1), re.M)
+    return [code for cell in cells for code in re.findall(r"`(\w+)`", cell)]
 
 
 def test_the_anomaly_table_names_every_anomaly_code() -> None:
     from fcbench.contract import ANOMALY_CODES
 
     assert table_codes((DOCS / "dialects.md").read_text(encoding="utf-8"), "code") == list(ANOMALY_CODES)
+
+
+def test_the_fault_taxonomy_names_every_mock_fault() -> None:
+    from fcbench.mock.faults import FAULT_NAMES
+
+    listed = table_codes((DOCS / "dialects.md").read_text(encoding="utf-8"), "mock fault")
+    assert sorted(listed) == sorted(FAULT_NAMES)
 
 
 def resolves(dotted: str) -> bool:
