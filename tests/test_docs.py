@@ -180,7 +180,7 @@ def table_codes(text: str, first_header: str) -> list[str]:
     table = re.search(rf"^\| {re.escape(first_header)} \|.*\n\|[-|]+\|\n((?:\|.*\n?)+)", text, re.M)
     assert table is not None, f"no table starting with '| {first_header} |'"
     cells = re.findall(r"^\| ([^|]*) \|", table.group(1), re.M)
-    return [code for cell in cells for code in re.findall(r"`(\w+)`", cell)]
+    return [code for cell in cells for code in re.findall(r"`([\w-]+)`", cell)]
 
 
 def test_the_anomaly_table_names_every_anomaly_code() -> None:
@@ -280,3 +280,27 @@ def test_every_command_line_names_a_verb_and_its_options() -> None:
         if unknown:
             problems.append(f"{page}: fcbench {' '.join(args)}: unknown {unknown}")
     assert not problems, problems
+
+
+def test_the_endpoint_pages_name_every_built_in_endpoint_and_default_target() -> None:
+    from fcbench.endpoints import BUILTIN_ENDPOINTS, DEFAULT_TARGETS
+
+    config = (DOCS / "configuration.md").read_text(encoding="utf-8")
+    builtins = re.search(r"^Built-in endpoints .*?(?=\n\n)", config, re.M | re.S)
+    assert builtins is not None
+    named = set(re.findall(r"`([\w-]+)`", builtins.group(0)))
+    assert set(BUILTIN_ENDPOINTS) <= named, sorted(set(BUILTIN_ENDPOINTS) - named)
+    running = (DOCS / "running.md").read_text(encoding="utf-8")
+    defaults = re.search(r"^With no arguments, `fcbench run` .*?(?=\n\n)", running, re.M | re.S)
+    assert defaults is not None
+    assert re.findall(r"`([\w-]+:[\w-]+)`", defaults.group(0)) == list(DEFAULT_TARGETS)
+
+
+def test_the_mock_page_describes_every_simulated_model() -> None:
+    from fcbench.mock.scripted import SCRIPTED_MODEL
+    from fcbench.mock.sim import REGISTRY
+
+    mock = (DOCS / "mock.md").read_text(encoding="utf-8")
+    described = re.findall(r"^- `(sim-[\w-]+)` ", mock, re.M)
+    assert sorted(described) == sorted([*REGISTRY, SCRIPTED_MODEL])
+    assert sorted(table_codes(mock, "model (dialect in the default run)")) == sorted(REGISTRY)
