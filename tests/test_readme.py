@@ -28,3 +28,9 @@ def test_the_decisions_table_lists_every_decision_and_the_right_ones() -> None:
     right = re.search(r"only (.*?) are right", text[: table.start(1)], re.S)
     assert right is not None
     assert set(re.findall(r"`(\w+)`", right.group(1))) == RIGHT_DECISIONS
+
+
+def test_the_first_screen_says_how_long_ci_takes() -> None:
+    text = README.read_text(encoding="utf-8")
+    first = text[: text.index("## ")]
+    assert re.search(r"^CI \(`\.ci/run`.*\) takes about \S+ minutes on a 2-core machine\.$", first, re.M)
