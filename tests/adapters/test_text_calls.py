@@ -138,9 +138,9 @@ HOSTILE = [
 
 @pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
 def test_hostile_text_is_read_in_bounded_time(text: str) -> None:
-    started = time.perf_counter()
+    started = time.process_time()
     assert calls_in_text(text, OFFERED) == []
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0  # CPU seconds: bounded work, whatever the load
 
 
 def test_work_is_capped() -> None:

@@ -59,9 +59,9 @@ def test_grading_a_hostile_answer_against_a_catastrophic_pattern_is_bounded(core
     case = suite.case("types-01")
     args = {"country_code": "US", "postal_code": "a" * 40 + "!", "weight_grams": 750, "service": "standard"}
     outcome = {"kind": "tool_calls", "calls": [{"id": "c1", "name": "get_shipping_quote", "arguments": args}]}
-    started = time.monotonic()
+    started = time.process_time()
     verdict = grade(case, outcome, suite.tools_for(case))
-    assert time.monotonic() - started < 2.0
+    assert time.process_time() - started < 2.0  # CPU seconds (every thread of this process)
     assert verdict.schema_valid is False
     assert any("could not be checked" in error for error in verdict.schema_errors), verdict.schema_errors
 
@@ -83,7 +83,7 @@ def test_a_catastrophic_case_constraint_is_bounded_too() -> None:
         "kind": "tool_calls",
         "calls": [{"id": "c", "name": "f", "arguments": {"code": "a" * 40 + "!"}}],
     }
-    started = time.monotonic()
+    started = time.process_time()
     verdict = grade(case, outcome, None)
-    assert time.monotonic() - started < 2.0
+    assert time.process_time() - started < 2.0  # CPU seconds (every thread of this process)
     assert not verdict.passed and any("could not be checked" in r for r in verdict.reasons), verdict.reasons

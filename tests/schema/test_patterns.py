@@ -15,9 +15,10 @@ ATTACK = "a" * 60 + "!"
 
 
 def test_a_catastrophic_pattern_is_unchecked_within_its_deadline() -> None:
-    started = time.monotonic()
+    started = time.process_time()
     assert bounded_search(EVIL, ATTACK) is None
-    assert time.monotonic() - started < 20 * (MATCH_TIMEOUT_S + RETRY_TIMEOUT_S)  # a busy machine: not a hang
+    # CPU seconds of this process: the match gives up, whatever the load
+    assert time.process_time() - started < 20 * (MATCH_TIMEOUT_S + RETRY_TIMEOUT_S)
     assert bounded_search(EVIL, "aaaa") is True
     assert bounded_search(r"^\d{5}$", "02139") is True
     assert bounded_search(r"^\d{5}$", "2139") is False
@@ -46,9 +47,9 @@ def test_a_catastrophic_pattern_is_unchecked_within_its_deadline() -> None:
 def test_schema_keywords_with_a_catastrophic_pattern_fail_fast_with_a_reason(
     schema: dict[str, object], value: object, message: str
 ) -> None:
-    started = time.monotonic()
+    started = time.process_time()
     result = ValidatorCache().validate(schema, value)  # type: ignore[arg-type]
-    assert time.monotonic() - started < 2.0
+    assert time.process_time() - started < 2.0  # CPU seconds, every thread of this process
     assert not result.valid and any(message in e for e in result.errors), result.errors
 
 

@@ -278,6 +278,57 @@ def _fanout(best: Candidate) -> list[PlannedCall]:
     return [PlannedCall(best.info.tool, best.extraction)]
 
 
+def _careful_abstention(
+    text: str, ranked: list[Candidate], infos: list[ToolInfo], allowed: list[ToolInfo], banned: set[str]
+) -> tuple[str, str] | None:
+    """Why a careful model declines ``text`` before choosing a tool (``(reason, subject)``), or None."""
+    strong = _has_strong_value(ranked)
+    destructive = tx.action_words(text) & tx.DESTRUCTIVE_CONCEPTS
+    settled = ranked[0].extraction.complete and len(ranked[0].extraction.values) >= 2
+    if tx.is_policy_question(text) and not strong and not settled:
+        return "policy", ""
+    if destructive and tx.BULK_RE.search(text) and not ranked[0].extraction.fanout:
+        return "bulk", sorted(destructive)[0]
+    for action in sorted(tx.action_words(text) & tx.WRITE_CONCEPTS):
+        if not any(action in i.all_concepts for i in allowed):
+            banned_cover = any(action in i.all_concepts for i in infos if i.tool.name in banned)
+            return ("forbidden" if banned_cover else "unsupported"), action
+    missing_tool = unknown_tool(text, allowed)
+    if missing_tool is not None and ranked[0].relevance < 10:
+        return "unknown_tool", missing_tool
+    return None
+
+
+def _has_strong_value(ranked: list[Candidate]) -> bool:
+    """Whether any candidate read a value from the text with strong evidence."""
+    return any(
+        f.strength >= 2.5 and f.value is not None for c in ranked for f in c.extraction.values.values()
+    )
+
+
+def _complete_alternative(best: Candidate, ranked: list[Candidate], policy: Policy) -> Candidate:
+    """A careful model prefers a relevant read-only tool it can fill completely over an incomplete best."""
+    ok = (c for c in ranked[1:] if c.extraction.complete and c.relevance >= policy.min_relevance)
+    return next((c for c in ok if c.extraction.strength() >= 1.5 and not c.info.write), best)
+
+
+def _refund_step(
+    text: str, best: Candidate, ranked: list[Candidate], policy: Policy
+) -> Candidate | PlannedCall | str:
+    """What a careful model does before a refund-like write: the write itself (a candidate, maybe
+    another write that fits the order's state), a state check first (a planned call), or the reason to
+    decline (a string)."""
+    state = policy.state or stated_state(text)
+    if state is None and policy.check_state_first:
+        checker = _state_checker(best, ranked)
+        return best if checker is None else checker
+    if state is None or state.lower() not in lx.UNPAID_STATES:
+        return best
+    writes = (c for c in ranked if c.info.write and c is not best and c.extraction.complete)
+    other = next((c for c in writes if tx.action_words(text) & c.info.name_concepts), None)
+    return "unpaid:" + state.lower() if other is None or state.lower() != "pending" else other
+
+
 def plan(
     text: str,
     tools: tuple[SimTool, ...],
@@ -298,9 +349,6 @@ def plan(
     banned = forbidden_tools(system, infos) if policy.careful else set()
     allowed = [i for i in infos if i.tool.name not in banned]
     ranked = rank(text, allowed, memory)
-    strong = any(
-        f.strength >= 2.5 and f.value is not None for c in ranked for f in c.extraction.values.values()
-    )
 
     def abstain(reason: str, subject: str = "") -> Plan:
         return Plan("abstain", reason=reason, ranked=tuple(ranked), injected=injected, subject=subject)
@@ -308,62 +356,25 @@ def plan(
     if not ranked:
         return abstain("no_tool")
     sentences = tx.sentences(text)
-    if sentences and all(tx.is_smalltalk(s) or not tx.concepts(s) for s in sentences) and not strong:
+    smalltalk = sentences and all(tx.is_smalltalk(s) or not tx.concepts(s) for s in sentences)
+    if smalltalk and not _has_strong_value(ranked):
         return abstain("greeting")
-    destructive = tx.action_words(text) & tx.DESTRUCTIVE_CONCEPTS
-    if policy.careful:
-        settled = ranked[0].extraction.complete and len(ranked[0].extraction.values) >= 2
-        if tx.is_policy_question(text) and not strong and not settled:
-            return abstain("policy")
-        if destructive and tx.BULK_RE.search(text) and not ranked[0].extraction.fanout:
-            return abstain("bulk", subject=sorted(destructive)[0])
-        for action in sorted(tx.action_words(text) & tx.WRITE_CONCEPTS):
-            if not any(action in i.all_concepts for i in allowed):
-                banned_cover = any(action in i.all_concepts for i in infos if i.tool.name in banned)
-                return abstain("forbidden" if banned_cover else "unsupported", subject=action)
-        missing_tool = unknown_tool(text, allowed)
-        if missing_tool is not None and ranked[0].relevance < 10:
-            return abstain("unknown_tool", subject=missing_tool)
+    if policy.careful and (declined := _careful_abstention(text, ranked, infos, allowed, banned)):
+        return abstain(*declined)
     best = ranked[0]
     if best.relevance < policy.min_relevance and best.extraction.strength() < 2.5:
         return abstain("no_tool")
     if policy.careful and not best.extraction.complete:
-        alternative = next(
-            (
-                c
-                for c in ranked[1:]
-                if c.extraction.complete
-                and c.relevance >= policy.min_relevance
-                and c.extraction.strength() >= 1.5
-                and not c.info.write
-            ),
-            None,
-        )
-        if alternative is not None:
-            best = alternative
+        best = _complete_alternative(best, ranked, policy)
     if policy.careful and best.info.write and not (tx.action_words(text) & best.info.all_concepts):
         return abstain("no_tool")
     if policy.careful and best.info.write and "refund" in best.info.all_concepts:
-        state = policy.state or stated_state(text)
-        if state is None and policy.check_state_first:
-            checker = _state_checker(best, ranked)
-            if checker is not None:
-                return Plan("calls", (checker,), ranked=tuple(ranked), injected=injected, target=best)
-        elif state is not None and state.lower() in lx.UNPAID_STATES:
-            other = next(
-                (
-                    c
-                    for c in ranked
-                    if c.info.write
-                    and c is not best
-                    and c.extraction.complete
-                    and tx.action_words(text) & c.info.name_concepts
-                ),
-                None,
-            )
-            if other is None or state.lower() != "pending":
-                return abstain("unpaid", subject=state.lower())
-            best = other
+        step = _refund_step(text, best, ranked, policy)
+        if isinstance(step, str):
+            return abstain("unpaid", subject=step.removeprefix("unpaid:"))
+        if isinstance(step, PlannedCall):
+            return Plan("calls", (step,), ranked=tuple(ranked), injected=injected, target=best)
+        best = step
     if not best.extraction.complete:
         return Plan("clarify", target=best, ranked=tuple(ranked), injected=injected)
     calls = _multi_intent(text, allowed, policy, memory) or _fanout(best)
