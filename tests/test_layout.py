@@ -19,6 +19,7 @@ TOP_LEVEL_MODULES = {
     "__init__",
     "__main__",
     "errors",
+    "files",
     "config",
     "endpoints",
     "pricing",
@@ -36,7 +37,7 @@ LAYERS: list[set[str]] = [
     {"adapters", "transport", "fake_tools", "suite", "mock"},
     {"local"},
     {"schema", "endpoints", "pricing", "redact"},
-    {"contract", "errors"},
+    {"contract", "errors", "files"},
 ]
 """Dependencies point down this list (or stay inside one layer without forming a cycle)."""
 
