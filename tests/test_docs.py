@@ -304,3 +304,13 @@ def test_the_mock_page_describes_every_simulated_model() -> None:
     described = re.findall(r"^- `(sim-[\w-]+)` ", mock, re.M)
     assert sorted(described) == sorted([*REGISTRY, SCRIPTED_MODEL])
     assert sorted(table_codes(mock, "model (dialect in the default run)")) == sorted(REGISTRY)
+
+
+def test_the_dialects_page_names_every_dialect() -> None:
+    from fcbench.adapters import dialects
+
+    first = (DOCS / "dialects.md").read_text(encoding="utf-8").split("\n\n")[1]
+    words = ("No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten")
+    count = words[len(dialects())]
+    assert first.startswith(f"{count} wire dialects"), first[:40]
+    assert sorted(set(re.findall(r"`([a-z]+(?:-[a-z]+)*)`", first)) & set(dialects())) == dialects()
