@@ -29,10 +29,35 @@ def code(toolbox: FakeToolbox, call: ToolCall) -> str | None:
     return error_code(toolbox.execute(call).content)
 
 
-def test_registry_covers_every_builtin_tool(builtin_tools: dict[str, Tool]) -> None:
-    assert set(builtin_tools) <= set(REGISTRY)
+SUCCEEDING_CALLS = {
+    "lookup_order": {"order_id": "ORD-104821"},
+    "search_orders": {"email": "SAM@example.test", "status": "shipped"},
+    "get_shipping_quote": {"country_code": "US", "postal_code": "02139", "weight_grams": 750},
+    "query_order": {"status": "pending"},
+    "cancel_order": {"order_id": "ORD-009", "reason": "wrong item"},
+    "create_refund": {"order_id": "ORD-004", "reason": "broken", "amount": 10},
+}
+"""One call of each built-in tool that its fake answers with a success."""
+
+
+def test_the_builtin_suites_declare_write_on_the_tools_whose_fakes_change_the_store(
+    builtin_tools: dict[str, Tool], call: Call
+) -> None:
+    assert set(builtin_tools) <= set(REGISTRY) == set(SUCCEEDING_CALLS)
     for name, tool in builtin_tools.items():
-        assert REGISTRY[name].writes == (tool.side_effect == "write"), name
+        box = FakeToolbox([tool], FakeStore.fresh(), conversation_id="c")
+        run = box.execute(call(name, SUCCEEDING_CALLS[name]))
+        assert run.ok, (name, run.content)
+        assert run.side_effect == (tool.side_effect == "write") == box.writes(name), name
+
+
+def test_a_builtin_fake_offered_as_read_is_no_write(builtin_tools: dict[str, Tool], call: Call) -> None:
+    read_refund = builtin_tools["create_refund"].model_copy(update={"side_effect": "read"})
+    box = FakeToolbox([read_refund], FakeStore.fresh(), conversation_id="c")
+    assert not box.writes("create_refund")
+    refund = call("create_refund", SUCCEEDING_CALLS["create_refund"])
+    first, again = box.execute(refund), box.execute(refund)
+    assert first.key is None and not again.replayed  # no idempotency table for a read
 
 
 def test_schema_is_checked_before_anything_runs(toolbox: FakeToolbox, call: Call) -> None:

@@ -238,8 +238,9 @@ def test_a_script_overrides_the_builtin_fake_and_the_others_stay(builtin_tools: 
     }
     registry = scripted_registry(script, tools)
     assert registry["lookup_order"] is REGISTRY["lookup_order"]
-    assert registry["create_refund"] is not REGISTRY["create_refund"] and registry["create_refund"].writes
+    assert registry["create_refund"] is not REGISTRY["create_refund"]
     box = FakeToolbox(tools, FakeStore.fresh(), conversation_id="c", registry=registry)
+    assert box.writes("create_refund")  # the offered tool says write
     # ORD-002 is unpaid: the built-in fake would answer CONFLICT; the script answers instead
     run = box.execute(make_call("c1", "create_refund", {"order_id": "ORD-002", "reason": "changed mind"}))
     assert {k: v for k, v in run.content.items() if k != "evidence"} == {

@@ -89,15 +89,15 @@ def test_every_profile_flags_them(profile: str) -> None:
     assert not verdict.passed
 
 
-def test_a_builtin_write_fake_counts_as_a_write_whatever_the_tool_says() -> None:
-    refund = Tool(name="create_refund", parameters={"type": "object"})  # side_effect left at read
-    assert write_tools([refund, LOOKUP]) == {"create_refund"}
-    verdict = grade(
-        {"id": "c", "prompt": "p", "tools": [refund.model_dump()], "expected": {"kind": "text"}},
-        calls(("create_refund", {"order_id": "ORD-001"})),
-        [refund],
-    )
-    assert verdict.unexpected_writes == ["create_refund"]
+def test_write_ness_is_the_offered_tools_side_effect_never_its_name() -> None:
+    refund = Tool(name="create_refund", parameters={"type": "object"})  # a user's read-only tool
+    assert write_tools([refund, LOOKUP]) == frozenset()
+    case_dict = {"id": "c", "prompt": "p", "tools": [refund.model_dump()], "expected": {"kind": "text"}}
+    outcome = calls(("create_refund", {"order_id": "ORD-001"}))
+    verdict = grade(case_dict, outcome, [refund])
+    assert verdict.decision == "unexpected_call" and verdict.unexpected_writes == []
+    writing = refund.model_copy(update={"side_effect": "write"})
+    assert grade(case_dict, outcome, [writing]).unexpected_writes == ["create_refund"]
 
 
 def test_a_call_written_as_text_is_never_a_write() -> None:

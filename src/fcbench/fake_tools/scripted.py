@@ -105,7 +105,7 @@ def scripted_tool(name: str, script: ToolScript, *, writes: bool) -> FakeTool:
     """The fake tool that answers ``name``'s calls from ``script``."""
     implementation = ScriptedImplementation(name, script, writes)
     source = script.evidence_source or f"scripted:{name}"
-    return FakeTool(name, implementation, writes=writes, latency_ms=script.latency_ms, evidence_source=source)
+    return FakeTool(name, implementation, latency_ms=script.latency_ms, evidence_source=source)
 
 
 def scripted_registry(

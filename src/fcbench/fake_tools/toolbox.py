@@ -6,8 +6,9 @@ the way a careful application would:
 1. a tool that was not offered is ``UNKNOWN_TOOL``; one without a fake is ``NOT_IMPLEMENTED``;
 2. the arguments, exactly as produced, are validated against the offered tool's schema
    (no coercion, no defaults); any violation is ``INVALID_ARGUMENTS`` with one detail per error;
-3. a write call is looked up by its idempotency key (:func:`idempotency_key`): a replay returns
-   the first result and never makes a second side effect;
+3. a write call (the offered tool says ``side_effect: write``: :meth:`FakeToolbox.writes`) is
+   looked up by its idempotency key (:func:`idempotency_key`): a replay returns the first result
+   and never makes a second side effect;
 4. the implementation runs against the conversation's :class:`FakeStore`, and a success it
    returns gets its ``evidence`` (:func:`~fcbench.fake_tools.results.with_evidence`): the fake's
    :attr:`FakeTool.source` and the time of the execution (the toolbox's ``clock``, UTC).
@@ -45,8 +46,6 @@ class FakeTool:
     """The tool name the fake answers for."""
     run: Implementation
     """The implementation."""
-    writes: bool
-    """Write tools change the store; their calls are idempotent by key."""
     latency_ms: float = 0.0
     """How long the tool takes to answer; the caller waits this long (a real wait) after running it."""
     evidence_source: str | None = None
@@ -62,16 +61,20 @@ REGISTRY: Mapping[str, FakeTool] = MappingProxyType(
     {
         tool.name: tool
         for tool in (
-            FakeTool("lookup_order", orders.lookup_order, writes=False),
-            FakeTool("search_orders", orders.search_orders, writes=False),
-            FakeTool("get_shipping_quote", shipping.get_shipping_quote, writes=False),
-            FakeTool("query_order", orders.query_order, writes=False),
-            FakeTool("cancel_order", orders.cancel_order, writes=True),
-            FakeTool("create_refund", orders.create_refund, writes=True),
+            FakeTool("lookup_order", orders.lookup_order),
+            FakeTool("search_orders", orders.search_orders),
+            FakeTool("get_shipping_quote", shipping.get_shipping_quote),
+            FakeTool("query_order", orders.query_order),
+            FakeTool("cancel_order", orders.cancel_order),
+            FakeTool("create_refund", orders.create_refund),
         )
     }
 )
-"""Tool name -> fake implementation, for every built-in tool."""
+"""Tool name -> fake implementation, for every built-in tool.
+
+Whether a tool writes is not the fake's to say: it is the offered tool's ``side_effect`` (the
+built-in suites declare ``write`` on ``cancel_order`` and ``create_refund``, the two fakes that
+change the store), the one source the grader reads too."""
 
 
 def idempotency_key(conversation_id: str, call_id: str, tool: str, arguments: Any) -> str:
@@ -129,10 +132,12 @@ class FakeToolbox:
         self.registry = registry
 
     def writes(self, name: str) -> bool:
-        """True when ``name`` is a write tool (by its fake, or by the offered tool's ``side_effect``)."""
-        fake = self.registry.get(name)
+        """True when the offered tool ``name`` says ``side_effect: write`` (its calls are then
+        idempotent by key). The one source of write-ness, as for the grader
+        (:func:`fcbench.grading.writes.write_tools`): a fake of that name does not make a tool
+        offered as ``read`` a write."""
         tool = self.offered.get(name)
-        return (fake is not None and fake.writes) or (tool is not None and tool.side_effect == "write")
+        return tool is not None and tool.side_effect == "write"
 
     def execute(self, call: ToolCall, call_id: str | None = None) -> Execution:
         """Execute ``call``; ``call_id`` overrides ``call.id`` (for calls the provider sent without one)."""
@@ -155,7 +160,8 @@ class FakeToolbox:
             message = "The tool arguments did not match the schema."
             return Execution(answer_id, call.name, fail("INVALID_ARGUMENTS", message, problems))
         arguments: dict[str, Any] = call.arguments
-        if fake.writes and key in self.store.replays:
+        writes = self.writes(call.name)
+        if writes and key in self.store.replays:
             self.store.replayed += 1
             return Execution(answer_id, call.name, self.store.replays[key], replayed=True, key=key)
         before = self.store.side_effect_count
@@ -167,7 +173,7 @@ class FakeToolbox:
         except ToolFailure as failure:
             content = failure.envelope
         content = with_evidence(content, fake.source, self.clock())
-        if fake.writes and not is_retryable(content):
+        if writes and not is_retryable(content):
             self.store.replays[key] = content
         changed = self.store.side_effect_count > before
         return Execution(
@@ -175,7 +181,7 @@ class FakeToolbox:
             call.name,
             content,
             side_effect=changed,
-            key=key if fake.writes else None,
+            key=key if writes else None,
             latency_ms=fake.latency_ms,
         )
 

@@ -3,8 +3,9 @@
 A call the case did not ask for is a wrong decision whatever the tool; when the tool writes
 (cancels, refunds, sends) it would have changed something in a real system, so reports show it
 apart, as more severe than an unexpected read. A tool writes when the offered tool says
-``side_effect: write`` or the built-in fake of that name writes
-(:data:`fcbench.fake_tools.REGISTRY`).
+``side_effect: write``, and only then: its name never decides (a user's read-only tool named
+``create_refund`` is a read), and the built-in suites declare ``write`` on their write tools. The
+fake tools' executor reads the same field (:meth:`fcbench.fake_tools.FakeToolbox.writes`).
 
 Which calls were not expected does not depend on the profile's decision: the expected calls'
 names are matched one to one with the calls made (in call order, each expected name used once),
@@ -20,19 +21,14 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 
 from fcbench.contract import Tool, ToolCall, ToolCallsOutcome
-from fcbench.fake_tools import REGISTRY
 from fcbench.grading.inputs import GradeInput
 from fcbench.grading.verdict import RIGHT_DECISIONS, Verdict
 
 
 def write_tools(tools: Mapping[str, Tool] | Iterable[Tool]) -> frozenset[str]:
-    """Names of the tools that write: ``side_effect: write``, or a built-in fake that writes."""
+    """Names of the tools that say ``side_effect: write`` (the one source of write-ness)."""
     found = tools.values() if isinstance(tools, Mapping) else tools
-    return frozenset(
-        tool.name
-        for tool in found
-        if tool.side_effect == "write" or (tool.name in REGISTRY and REGISTRY[tool.name].writes)
-    )
+    return frozenset(tool.name for tool in found if tool.side_effect == "write")
 
 
 def unexpected_calls(expected: Iterable[str], calls: Iterable[ToolCall]) -> list[ToolCall]:
