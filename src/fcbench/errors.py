@@ -10,8 +10,11 @@ Model misbehaviour is never an exception: it is data in the outcome and its anom
     │   └── ConfigError               a config file or flag is invalid (carries the key)
     ├── TargetError                   unknown endpoint or dialect, or a missing API key variable
     │   └── LocalModelError           a managed local model cannot be fetched, verified or started
-    ├── RunStateError                 a run directory cannot be resumed or merged
-    └── TransportError                the harness could not talk to a provider at all
+    └── RunStateError                 a run directory cannot be resumed or merged
+
+Every class drawn here is raised somewhere (``tests/test_one_definition.py`` checks it). A provider
+that cannot be reached is no exception: the exchange ends as a ``provider_error`` outcome
+(``timeout``, ``server``, ...), coverage lost rather than a run stopped.
 """
 
 from __future__ import annotations
@@ -58,7 +61,3 @@ class LocalModelError(TargetError):
 
 class RunStateError(FcbenchError):
     """A run directory cannot be resumed, merged or compared as asked."""
-
-
-class TransportError(FcbenchError):
-    """The harness could not complete an exchange with a provider."""
