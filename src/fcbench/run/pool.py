@@ -18,10 +18,14 @@ from fcbench.contract import ProviderErrorOutcome
 from fcbench.run.modes import Observer
 from fcbench.run.observe import FinishRecord, ObservationContext, harness_error_record, now_iso
 from fcbench.run.plan import Planned
+from fcbench.schema.patterns import MatchNeedsTime, quick_matches_only
 from fcbench.store.records import Record, RecordWriter
 
 Played = tuple[Planned, str, FinishRecord]
 """An observation whose requests are answered: what was planned, when it started, what records it."""
+
+SLOW_GRADINGS_PER_TARGET = 2
+"""Observations of one target graded on worker threads at once; its next requests wait for room."""
 
 
 class ProgressSink:
@@ -75,6 +79,91 @@ class FailFast:
             self.stopped[label] = f"{count} consecutive {outcome.code} errors: {outcome.message[:200]}"
 
 
+@dataclass
+class _Recorder:
+    """Grades answered observations and appends their records (see :func:`run_plan`)."""
+
+    ctx: ObservationContext
+    writer: RecordWriter
+    guard: FailFast
+    sink: ProgressSink
+    recorded: int = 0
+    slow: dict[str, dict[asyncio.Task[None], Played]] = field(default_factory=dict)
+    """Target label -> the gradings of its observations under way on worker threads."""
+
+    def built(self, played: Played) -> Record:
+        planned, started, build = played
+        try:
+            return build()
+        except MatchNeedsTime:
+            raise
+        except Exception as exc:  # a harness bug must not stop the run
+            return harness_error_record(self.ctx, planned, started, exc)
+
+    def quickly_built(self, played: Played) -> Record | None:
+        """The record, graded with quick pattern matches only; None when a match needs longer."""
+        try:
+            with quick_matches_only():
+                return self.built(played)
+        except MatchNeedsTime:
+            return None
+
+    def finish(self, played: Played) -> None:
+        """Grade and record ``played`` here and now (matches get their full time)."""
+        self.store(played, self.built(played))
+
+    async def finish_in_turn(self, played: Played) -> None:
+        """Grade and record ``played``, on a worker thread when its patterns need longer."""
+        record = self.quickly_built(played)
+        if record is None:
+            record = await asyncio.to_thread(self.built, played)
+        self.store(played, record)
+
+    def finish_soon(self, played: Played) -> None:
+        """Grade and record ``played`` now, or soon on a worker thread when its patterns need longer."""
+        record = self.quickly_built(played)
+        if record is not None:
+            self.store(played, record)
+            return
+        tasks = self.slow.setdefault(played[0].target.label, {})
+        task = asyncio.create_task(self._finish_on_thread(played))
+        tasks[task] = played
+        task.add_done_callback(lambda done: tasks.pop(done, None) if not done.exception() else None)
+
+    async def _finish_on_thread(self, played: Played) -> None:
+        self.store(played, await asyncio.to_thread(self.built, played))
+
+    async def room_for(self, label: str) -> None:
+        """Wait while ``label`` has :data:`SLOW_GRADINGS_PER_TARGET` gradings on worker threads."""
+        while len(tasks := self.slow.get(label, {})) >= SLOW_GRADINGS_PER_TARGET:
+            await asyncio.wait(list(tasks), return_when=asyncio.FIRST_COMPLETED)
+
+    async def drain(self) -> None:
+        """Wait for every grading on a worker thread; raise the first that failed."""
+        while tasks := [task for by_label in self.slow.values() for task in by_label]:
+            await asyncio.gather(*tasks)
+
+    def finish_abandoned(self) -> None:
+        """Cancel the gradings still on worker threads and record their observations here."""
+        for tasks in self.slow.values():
+            for task, played in list(tasks.items()):
+                if not task.done():
+                    task.cancel()
+                    self.finish(played)
+
+    def store(self, played: Played, record: Record) -> None:
+        """Append ``record`` (a harness error record when it cannot be stored) and report it."""
+        planned, started, _ = played
+        try:
+            self.writer.append(record)
+        except (ValueError, RecursionError) as exc:  # unstorable, e.g. nested too deep for JSON
+            record = harness_error_record(self.ctx, planned, started, exc)
+            self.writer.append(record)
+        self.recorded += 1
+        self.guard.note(planned.target.label, record)
+        self.sink.advance(planned.target.label, record)
+
+
 async def run_plan(
     ctx: ObservationContext,
     todo: list[Planned],
@@ -93,32 +182,22 @@ async def run_plan(
     whatever waits when the run stops or is cancelled is finished and written before it returns.
     A target not yet proven by ``fail_fast`` is finished by its worker, under its lock.
 
+    Grading runs on the event loop with quick regular-expression matches only; an observation
+    whose suite patterns need longer (:class:`fcbench.schema.patterns.MatchNeedsTime`, e.g. one
+    that backtracks catastrophically) is graded again on a worker thread, where the match has its
+    full time budget and releases the GIL, so it never delays another target's requests. A target
+    with :data:`SLOW_GRADINGS_PER_TARGET` such gradings under way sends nothing more until one ends.
+
     A harness exception in one observation, or a record that cannot be serialised, becomes a
     ``provider_error: harness`` record and the workers go on. A timer writes finished records
     that waited ``max_wait_s``, so a slow provider never holds paid observations in memory.
     Observations of a target that ``fail_fast`` stopped are left unobserved (a resume does them).
     """
-    recorded = 0
     queue: Iterator[Planned] = iter(todo)
     guard = fail_fast or FailFast(limit=None)
     waiting: asyncio.Queue[Played] = asyncio.Queue(maxsize=max(concurrency, 1))
     with RecordWriter(records_path, background=True) as writer:
-
-        def finish(played: Played) -> None:
-            nonlocal recorded
-            planned, started, build = played
-            try:
-                record = build()
-            except Exception as exc:  # a harness bug must not stop the run
-                record = harness_error_record(ctx, planned, started, exc)
-            try:
-                writer.append(record)
-            except (ValueError, RecursionError) as exc:  # unstorable, e.g. nested too deep for JSON
-                record = harness_error_record(ctx, planned, started, exc)
-                writer.append(record)
-            recorded += 1
-            guard.note(planned.target.label, record)
-            sink.advance(planned.target.label, record)
+        recorder = _Recorder(ctx, writer, guard, sink)
 
         async def play(planned: Planned) -> Played:
             started = now_iso()
@@ -130,6 +209,7 @@ async def run_plan(
         async def worker() -> None:
             for planned in queue:
                 label = planned.target.label
+                await recorder.room_for(label)
                 lock = guard.lock(label)
                 if lock is None:
                     if label not in guard.stopped:
@@ -137,16 +217,16 @@ async def run_plan(
                         try:
                             await waiting.put(played)
                         except asyncio.CancelledError:  # paid for: record it before stopping
-                            finish(played)
+                            recorder.finish(played)
                             raise
                     continue
                 async with lock:
                     if label not in guard.stopped:
-                        finish(await play(planned))
+                        await recorder.finish_in_turn(await play(planned))
 
         async def finisher() -> None:
             while True:
-                finish(await waiting.get())
+                recorder.finish_soon(await waiting.get())
                 waiting.task_done()
                 await asyncio.sleep(0)  # the workers that are ready send first
 
@@ -161,14 +241,17 @@ async def run_plan(
             workers = (worker() for _ in range(min(concurrency, max(len(todo), 1))))
             await unless_failed(asyncio.gather(*workers), finishing)
             await unless_failed(waiting.join(), finishing)
+            await unless_failed(recorder.drain(), finishing)
         finally:
             failed = finishing.done() and not finishing.cancelled() and finishing.exception() is not None
             finishing.cancel()
             flusher.cancel()
             while not failed and not waiting.empty():  # cancelled: still record what was paid for
-                finish(waiting.get_nowait())
+                recorder.finish(waiting.get_nowait())
+            if not failed:
+                recorder.finish_abandoned()
             sink.stop()
-    return recorded
+    return recorder.recorded
 
 
 async def unless_failed(work: Awaitable[object], watched: asyncio.Task[None]) -> None:
