@@ -7,21 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.adapters import dialects
+from fcbench.adapters import dialects, get, read_request, request_readers
+from fcbench.adapters.logged import RequestFormatError
 from fcbench.contract import AssistantMessage, ToolResultMessage, UserMessage
 from fcbench.logs.entries import read_logs
-from fcbench.logs.request_parts import RequestFormatError
-from fcbench.logs.requests import NOT_READ, READERS, read_gemini, read_request
 
 LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
+READERS = request_readers()
 DIALECTS = sorted(READERS)
+NOT_READ = {d: getattr(get(d), "unread_logs", None) for d in dialects() if d not in READERS}
 RECORDED = sorted(p.name.removesuffix(".recorded.jsonl") for p in LOGS.glob("*.recorded.jsonl"))
 """Dialects with real recorded traffic (Bedrock Converse has none here: its logs are constructed)."""
 
 
 def test_every_adapter_dialect_has_a_reader_or_says_why_not() -> None:
     assert sorted([*READERS, *NOT_READ]) == dialects()
-    assert not set(READERS) & set(NOT_READ)
+    assert not set(READERS) & set(NOT_READ) and all(NOT_READ.values())
     for dialect, why in NOT_READ.items():
         with pytest.raises(
             RequestFormatError, match=f"no request reader for dialect '{dialect}' \\({why[:20]}"
@@ -98,7 +99,7 @@ def test_gemini_typed_parameters_become_json_schema_and_forced_choice_is_read() 
         ],
         "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather"]}},
     }
-    read = read_gemini(body)
+    read = READERS["gemini"](body)
     assert read.tools[0].parameters == {
         "type": "object",
         "properties": {"city": {"type": ["string", "null"]}},

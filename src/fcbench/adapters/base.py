@@ -6,6 +6,12 @@ canonical outcome with the anomalies it noticed (:meth:`Adapter.parse_response`,
 :meth:`Adapter.parse_stream`). It also knows the dialect's URL path, auth headers and error
 bodies, so the transport stays dialect-neutral.
 
+Everything else a dialect's wire knowledge holds belongs to its adapter too, as optional members
+read with :func:`getattr`: ``read_request(body)``, reading a logged request of the dialect back into
+canonical form (:mod:`fcbench.adapters.logged`), or ``unread_logs``, why its logs cannot be read;
+and ``tool_list_format``, the dialect's way of writing a tool list, for tool import
+(:mod:`fcbench.adapters.tool_lists`).
+
 A dialect's tool-schema rules belong to its adapter (:attr:`Adapter.transform_schema`, built-ins in
 ``fcbench.adapters.<dialect>.schema`` on :mod:`fcbench.schema.transform`); :func:`wire_schema` is
 what to call for any adapter, including one that brings no rules (its tools go out unchanged).
@@ -14,12 +20,17 @@ what to call for any adapter, including one that brings no rules (its tools go o
 from __future__ import annotations
 
 import copy
+import importlib
+import importlib.util
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fcbench.adapters.logged import RequestReader
+from fcbench.adapters.tool_lists import ToolListFormat
 from fcbench.contract import (
     Anomaly,
     AssistantMessage,
@@ -186,14 +197,20 @@ class Adapter(Protocol):
         ...
 
 
+PACKAGE_MODULES = ("request", "schema", "response", "stream", "errors", "logged", "tool_list")
+"""The modules of a dialect package (``adapters/<dialect>/``) a :class:`PackageAdapter` is made of;
+``logged`` and ``tool_list`` may be absent."""
+
+
 class PackageAdapter:
     """An adapter made of its dialect package's modules (``adapters/<dialect>/``): each method calls
     the function of the same name in :attr:`request`, :attr:`schema`, :attr:`response`,
-    :attr:`stream` or :attr:`errors`.
+    :attr:`stream`, :attr:`errors` or :attr:`logged`.
 
-    A built-in dialect subclasses it with its ``dialect``, ``capabilities`` and modules, and
-    overrides a method only where its dialect needs more. Stateless: one instance serves every
-    request.
+    A built-in dialect subclasses it in its package's ``__init__`` with its ``dialect`` and
+    ``capabilities``; every module of :data:`PACKAGE_MODULES` the class does not name is taken
+    from the package itself. It overrides a method only where its dialect needs more. Stateless:
+    one instance serves every request.
     """
 
     dialect: str
@@ -210,6 +227,34 @@ class PackageAdapter:
     errors: ModuleType
     """``auth_headers(api_key)``, ``parse_error(status, body, headers)`` and
     ``retry_after_seconds(status, body, headers)``."""
+    logged: ModuleType | None = None
+    """``read_request(body)``: a logged request of the dialect in canonical form (None: not read)."""
+    tool_list: ModuleType | None = None
+    """``FORMAT``: how the dialect writes a tool list, for tool import (None: it has no such format)."""
+    unread_logs: str | None = None
+    """Why logged requests of this dialect cannot be read back, when :attr:`logged` is None."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        package = cls.__module__
+        if not hasattr(sys.modules.get(package), "__path__"):
+            return
+        for name in PACKAGE_MODULES:
+            wanted = f"{package}.{name}"
+            if getattr(cls, name, None) is None and importlib.util.find_spec(wanted) is not None:
+                setattr(cls, name, importlib.import_module(wanted))
+
+    @property
+    def read_request(self) -> RequestReader | None:
+        """Read one decoded logged request body of the dialect (None when the dialect has no reader)."""
+        reader: RequestReader | None = None if self.logged is None else self.logged.read_request
+        return reader
+
+    @property
+    def tool_list_format(self) -> ToolListFormat | None:
+        """The dialect's way of writing a tool list (None when it has none)."""
+        found: ToolListFormat | None = None if self.tool_list is None else self.tool_list.FORMAT
+        return found
 
     def build_request(
         self,

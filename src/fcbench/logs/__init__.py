@@ -1,7 +1,8 @@
-"""Production logs: request readers per dialect, logs -> pending cases, and shadow replay.
+"""Production logs: logs -> pending cases, and shadow replay.
 
-* :mod:`.requests`: logged wire requests -> canonical system, messages and tools (one reader per
-  dialect, :data:`~fcbench.logs.requests.READERS`).
+Each dialect's adapter reads its logged wire requests back into canonical form
+(:func:`fcbench.adapters.read_request`), as it reads the responses.
+
 * :mod:`.entries`: JSON Lines log files -> :class:`~fcbench.logs.entries.LogEntry` values (responses
   read by the adapters' own parsers).
 * :mod:`.scan`: secrets and obvious personal data in logged text.

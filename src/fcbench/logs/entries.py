@@ -14,7 +14,7 @@ One exchange per line, a JSON object::
 * any other key (``timestamp``, ``id``, ``user``, ...) is metadata and ignored.
 
 Blank lines are skipped. A line that is not such an object, or whose request the dialect's
-reader (:mod:`fcbench.logs.requests`) cannot read, is an :class:`~fcbench.errors.InputError`
+reader (:func:`fcbench.adapters.read_request`) cannot read, is an :class:`~fcbench.errors.InputError`
 naming the file and line; with ``skip_bad`` it is skipped and counted instead. The response is
 read by the dialect's adapter (``parse_response``, ``parse_stream`` or ``parse_error``), exactly
 as a run reads a live reply.
@@ -33,10 +33,9 @@ from pydantic import ValidationError
 
 from fcbench import adapters
 from fcbench.adapters.base import ParsedTurn
+from fcbench.adapters.logged import LoggedRequest, RequestFormatError
 from fcbench.adapters.sse import sse_events
 from fcbench.errors import InputError
-from fcbench.logs.request_parts import LoggedRequest, RequestFormatError
-from fcbench.logs.requests import read_request
 
 
 @dataclass(frozen=True)
@@ -144,7 +143,7 @@ def _entry(dialect: str, data: Any, index: int, source: str, line: int) -> LogEn
         raise _BadLine(f'a log line needs "request" and "response" (missing: {", ".join(missing)})')
     body = _decoded(data["request"], "the request")
     try:
-        request = read_request(dialect, body)
+        request = adapters.read_request(dialect, body)
     except (RequestFormatError, ValidationError) as exc:
         raise _BadLine(f"{dialect} request: {exc}") from None
     status = data.get("status")

@@ -26,7 +26,6 @@ response's ``content`` blocks, replayed unchanged when the turn goes back into a
 
 from __future__ import annotations
 
-from fcbench.adapters.anthropic_messages import errors, request, response, schema, stream
 from fcbench.adapters.base import Capabilities, PackageAdapter
 
 
@@ -40,12 +39,6 @@ class AnthropicMessages(PackageAdapter):
         strict_mode=True,
         streaming=True,
     )
-
-    request = request
-    schema = schema
-    response = response
-    stream = stream
-    errors = errors
 
 
 __all__ = ["AnthropicMessages"]

@@ -36,7 +36,6 @@ request.
 from __future__ import annotations
 
 from fcbench.adapters.base import Capabilities, PackageAdapter
-from fcbench.adapters.bedrock_converse import errors, request, response, schema, stream
 
 
 class BedrockConverse(PackageAdapter):
@@ -55,12 +54,6 @@ class BedrockConverse(PackageAdapter):
         streaming=True,
         stream_framing="aws-eventstream",
     )
-
-    request = request
-    schema = schema
-    response = response
-    stream = stream
-    errors = errors
 
 
 __all__ = ["BedrockConverse"]

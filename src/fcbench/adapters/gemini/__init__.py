@@ -24,7 +24,6 @@ Without tools neither ``tools`` nor ``toolConfig`` is sent. Calls may lack ids: 
 from __future__ import annotations
 
 from fcbench.adapters.base import Capabilities, PackageAdapter
-from fcbench.adapters.gemini import errors, request, response, schema, stream
 
 
 class Gemini(PackageAdapter):
@@ -42,12 +41,6 @@ class Gemini(PackageAdapter):
         strict_mode=True,
         streaming=True,
     )
-
-    request = request
-    schema = schema
-    response = response
-    stream = stream
-    errors = errors
 
 
 __all__ = ["Gemini"]

@@ -31,7 +31,6 @@ See :mod:`.request` for when ``store`` is sent.
 from __future__ import annotations
 
 from fcbench.adapters.base import Capabilities, PackageAdapter
-from fcbench.adapters.gemini_interactions import errors, request, response, schema, stream
 
 
 class GeminiInteractions(PackageAdapter):
@@ -50,12 +49,10 @@ class GeminiInteractions(PackageAdapter):
         streaming=True,
         stateful_continuation=True,
     )
-
-    request = request
-    schema = schema
-    response = response
-    stream = stream
-    errors = errors
+    unread_logs = (
+        "its logs are interactions chained by previous_interaction_id, and a "
+        "logged request alone does not hold the conversation it continues"
+    )
 
 
 __all__ = ["GeminiInteractions"]

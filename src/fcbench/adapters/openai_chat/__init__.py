@@ -28,7 +28,6 @@ Modules: ``request`` (build), ``response`` (JSON responses), ``stream`` (SSE ass
 from __future__ import annotations
 
 from fcbench.adapters.base import Capabilities, PackageAdapter
-from fcbench.adapters.openai_chat import errors, request, response, schema, stream
 
 
 class OpenAIChat(PackageAdapter):
@@ -46,12 +45,6 @@ class OpenAIChat(PackageAdapter):
         strict_mode=True,
         streaming=True,
     )
-
-    request = request
-    schema = schema
-    response = response
-    stream = stream
-    errors = errors
 
 
 __all__ = ["OpenAIChat"]

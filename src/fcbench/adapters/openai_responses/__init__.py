@@ -24,8 +24,7 @@ bodies, auth and retry hints are shared with ``openai-chat`` (:mod:`fcbench.adap
 from __future__ import annotations
 
 from fcbench.adapters.base import Capabilities, PackageAdapter
-from fcbench.adapters.openai_chat import errors
-from fcbench.adapters.openai_responses import request, response, schema, stream
+from fcbench.adapters.openai_chat import errors as chat_errors
 
 
 class OpenAIResponses(PackageAdapter):
@@ -39,12 +38,8 @@ class OpenAIResponses(PackageAdapter):
         streaming=True,
         stateful_continuation=True,
     )
-
-    request = request
-    schema = schema
-    response = response
-    stream = stream
-    errors = errors
+    errors = chat_errors
+    """Error bodies, auth and retry hints are those of Chat Completions."""
 
 
 __all__ = ["OpenAIResponses"]

@@ -1,11 +1,18 @@
-"""What every request reader reads a logged request into, and the parts they share: checked JSON
-values, tools, and the :class:`History` that ties tool results to the calls they answer.
+"""Reading a logged wire request back into canonical form: what every dialect's reader reads a
+request into, and the parts the readers share (checked JSON values, tools, and the
+:class:`History` that ties tool results to the calls they answer).
 
-The readers of each dialect are in :mod:`fcbench.logs.requests`.
+The adapters build wire requests from canonical ones; a reader goes the other way, for requests
+somebody else built (production traffic). Each dialect's reader is ``read_request`` in its
+package's ``logged`` module (:attr:`fcbench.adapters.base.PackageAdapter.read_request`). A
+reader keeps what the canonical contract can say and notes what it had to leave out (images,
+hosted tools, reasoning items) in :attr:`LoggedRequest.notes`; it never guesses. A body it cannot
+read raises :class:`RequestFormatError` with the reason (the caller adds file and line).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +48,10 @@ class LoggedRequest:
     """The model named in the body, if any (Gemini names it in the URL instead)."""
     notes: list[str] = field(default_factory=list)
     """What the canonical form could not carry and was left out."""
+
+
+RequestReader = Callable[[Any], LoggedRequest]
+"""Reads one decoded request body; raises :class:`RequestFormatError` when it cannot."""
 
 
 def json_object(value: Any, what: str) -> dict[str, Any]:
@@ -153,6 +164,7 @@ __all__ = [
     "History",
     "LoggedRequest",
     "RequestFormatError",
+    "RequestReader",
     "json_list",
     "json_object",
     "parameter_schema",
