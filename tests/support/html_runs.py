@@ -231,25 +231,32 @@ def scale_run(run_dir: Path, n: int = 10_000, *, seed: int = 7, repeats: int = 5
     return run_dir
 
 
-@contextmanager
-def running_view(path: Path, timeout: float = 60.0) -> Iterator[str]:
-    """A real ``fcbench view PATH --port 0 --no-open`` process; yields the URL it prints (no slash at
-    the end) and stops the process afterwards."""
+def start_view(path: Path, *options: str, timeout: float = 60.0) -> tuple[subprocess.Popen[str], str]:
+    """A real ``fcbench view PATH --no-open OPTIONS`` process and the URL it printed (no slash at the
+    end); the caller stops it (:func:`cli_run.stop`)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fcbench", "view", str(path), "--port", "0", "--no-open"],
+        [sys.executable, "-m", "fcbench", "view", str(path), "--no-open", *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    line = proc.stdout.readline() if ready else ""
+    match = re.search(r"http://127\.0\.0\.1:\d+", line)
+    if match is None:
+        proc.kill()
+        raise AssertionError(f"fcbench view printed no URL: {line!r} {proc.communicate()[1]}")
+    return proc, match.group(0)
+
+
+@contextmanager
+def running_view(path: Path, *options: str, timeout: float = 60.0) -> Iterator[str]:
+    """A real ``fcbench view PATH --no-open OPTIONS`` process (on a port of its choosing unless
+    ``--port`` is among the options); yields the URL it prints and stops the process afterwards."""
+    proc, url = start_view(path, *options, timeout=timeout)
     try:
-        assert proc.stdout is not None
-        ready, _, _ = select.select([proc.stdout], [], [], timeout)
-        line = proc.stdout.readline() if ready else ""
-        match = re.search(r"http://127\.0\.0\.1:\d+", line)
-        if match is None:
-            proc.kill()
-            raise AssertionError(f"fcbench view printed no URL: {line!r} {proc.communicate()[1]}")
-        yield match.group(0)
+        yield url
     finally:
         stop(proc)
 

@@ -17,32 +17,73 @@ route                                            answer
 ``GET /api/runs/{key}/observations/{n}``         one observation and its case (no raw bodies)
 ``GET /api/runs/{key}/observations/{n}/raw``     its raw request and response, from the blob store
 ==============================================  ==================================================
+
+Only ``GET`` is served (the viewer never changes a run). A request whose ``Host`` is not one of the
+addresses the viewer listens on, or whose ``Origin`` (when sent) is not one of them, is refused with
+403 before any route runs: a page of another site in the user's browser cannot read the runs, not
+even through DNS rebinding (its name resolved to 127.0.0.1 still arrives as its own ``Host``). A run
+that cannot be read answers 503 (an HTML page, or JSON under ``/api``) and the others are unaffected.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from html import escape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import FastAPI, HTTPException, Query, Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fcbench.errors import FcbenchError
 from fcbench.report.html import render_page
 from fcbench.view import query
 from fcbench.view.history import HistoryPage, history_page
 from fcbench.view.pages import render_compare, render_history, render_runs
-from fcbench.view.runs import RunCatalog, RunEntry
+from fcbench.view.runs import READ_TIMEOUT_S, RunCatalog, RunEntry, RunSummary, UnreadableRun
 
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-def create_app(root: Path) -> FastAPI:
-    """The viewer of the runs at or below ``root`` (a runs folder or one run directory)."""
-    catalog = RunCatalog(root)
+class AddressGuard:
+    """ASGI middleware answering only requests addressed to the viewer itself: ``Host`` one of
+    ``hosts`` and ``Origin``, when present, ``http://`` one of them; anything else gets 403."""
+
+    def __init__(self, app: ASGIApp, hosts: Iterable[str]) -> None:
+        self.app = app
+        self.hosts = frozenset(h.lower() for h in hosts)
+        """The ``host:port`` names the viewer answers to."""
+        self.origins = frozenset(f"http://{h}" for h in self.hosts)
+        """The origins of its own pages."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+            host, origin = headers.get("host", "").lower(), headers.get("origin")
+            if host not in self.hosts or (origin is not None and origin.lower() not in self.origins):
+                own = ", ".join(sorted(self.origins))
+                refused = PlainTextResponse(f"fcbench view answers only requests to {own}", status_code=403)
+                await refused(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(root: Path, hosts: Iterable[str], read_timeout_s: float = READ_TIMEOUT_S) -> FastAPI:
+    """The viewer of the runs at or below ``root`` (a runs folder or one run directory), answering
+    requests addressed to one of ``hosts`` (``host:port``) only; each read of a run is waited for at
+    most ``read_timeout_s`` seconds."""
+    catalog = RunCatalog(root, read_timeout_s=read_timeout_s)
     app = FastAPI(title="fcbench view", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(AddressGuard, hosts=hosts)
     app.state.catalog = catalog
+
+    @app.exception_handler(UnreadableRun)
+    def unreadable(request: Request, exc: UnreadableRun) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": str(exc)}, status_code=503, headers=NO_STORE)
+        return HTMLResponse(error_page(str(exc)), status_code=503, headers=NO_STORE)
 
     @app.exception_handler(FcbenchError)
     def fcbench_error(request: Request, exc: FcbenchError) -> JSONResponse:
@@ -60,13 +101,12 @@ def create_app(root: Path) -> FastAPI:
         runs = catalog.runs()
         if len(runs) == 1 and runs[0].path == root:
             return RedirectResponse(f"/runs/{quote(runs[0].key)}", status_code=307)
-        rows = [run_row(catalog, e) for e in runs]
-        return HTMLResponse(render_runs(root, rows), headers=NO_STORE)
+        return HTMLResponse(render_runs(root, run_rows(catalog, runs)), headers=NO_STORE)
 
     @app.get("/api/runs")
     def api_runs() -> list[dict[str, Any]]:
-        """Every run with its suite, targets, start time and pass rate."""
-        return [run_row(catalog, e) for e in catalog.runs()]
+        """Every run with its suite, targets, start time and pass rate (or why it cannot be read)."""
+        return run_rows(catalog, catalog.runs())
 
     @app.get("/runs/{key:path}/observations/{n}")
     def observation_link(key: str, n: int) -> RedirectResponse:
@@ -89,7 +129,8 @@ def create_app(root: Path) -> FastAPI:
     @app.get("/api/runs/{key:path}/observations/{n}/raw")
     def api_raw(key: str, n: int) -> dict[str, Any]:
         """The raw exchange of one observation, expanded from the blob store."""
-        raw = query.raw_of(entry(key).path, n)
+        e = entry(key)
+        raw = catalog.read(e, query.raw_of, e.path, n)
         if raw is None:
             raise HTTPException(status_code=404, detail=f"no observation {n}")
         return raw
@@ -99,7 +140,7 @@ def create_app(root: Path) -> FastAPI:
         """One observation (raw bodies left out) and its case: prompt and expected behaviour."""
         e = entry(key)
         s = catalog.summary(e)
-        obs = query.observation(e.path, n, s.several_modes)
+        obs = catalog.read(e, query.observation, e.path, n, s.several_modes)
         if obs is None:
             raise HTTPException(status_code=404, detail=f"no observation {n}")
         return {"obs": obs, "case": s.collector.cases.get(obs["case_id"])}
@@ -115,12 +156,12 @@ def create_app(root: Path) -> FastAPI:
         e = entry(key)
         s = catalog.summary(e)
         f = {name: request.query_params[name] for name in query.FILTERS if request.query_params.get(name)}
-        page = query.query(e.path, f, offset, limit, s.several_modes)
+        page = catalog.read(e, query.query, e.path, f, offset, limit, s.several_modes)
         return {"total": page.total, "offset": page.offset, "rows": page.rows}
 
     def history(target: str | None) -> HistoryPage:
         keys = {str(e.path): e.key for e in catalog.runs()}
-        return history_page(root, keys, target or None)
+        return catalog.read_all(lambda: history_page(root, keys, target or None))
 
     @app.get("/history")
     def history_html(target: str = "") -> HTMLResponse:
@@ -143,10 +184,27 @@ def create_app(root: Path) -> FastAPI:
     return app
 
 
-def run_row(catalog: RunCatalog, e: RunEntry) -> dict[str, Any]:
-    """One run as the list shows it."""
+def error_page(message: str) -> str:
+    """The page answered when a run (or, for the history, one of the runs) cannot be read."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        "<title>fcbench view: cannot read</title></head>"
+        f'<body><h1>Cannot read</h1><p id="error">{escape(message)}</p>'
+        '<p><a href="/">All runs</a></p></body></html>\n'
+    )
+
+
+def run_rows(catalog: RunCatalog, runs: list[RunEntry]) -> list[dict[str, Any]]:
+    """The runs as the list shows them, read side by side."""
+    summaries = catalog.summaries(runs)
+    return [run_row(e, summaries[e.key]) for e in runs]
+
+
+def run_row(e: RunEntry, summary: RunSummary | UnreadableRun) -> dict[str, Any]:
+    """One run as the list shows it; ``error`` says why it cannot be read (None when it can)."""
     m = e.manifest
-    passed, scorable = catalog.summary(e).pass_rate()
+    error = str(summary) if isinstance(summary, UnreadableRun) else None
+    passed, scorable = summary.pass_rate() if isinstance(summary, RunSummary) else (0, 0)
     return {
         "key": e.key,
         "run_id": m.run_id,
@@ -160,4 +218,5 @@ def run_row(catalog: RunCatalog, e: RunEntry) -> dict[str, Any]:
         "passed": passed,
         "scorable": scorable,
         "pass_rate": passed / scorable if scorable else None,
+        "error": error,
     }

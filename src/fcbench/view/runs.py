@@ -1,13 +1,25 @@
 """The runs ``fcbench view`` serves: found under a folder, each summarised once per change of its
-records file (metrics, the page's summary data, the cases and their expected behaviour)."""
+records file (metrics, the page's summary data, the cases and their expected behaviour).
+
+Every read of a run (its summary, a page of observations, raw bodies) runs in a thread of its own
+and is waited for at most :attr:`RunCatalog.read_timeout_s`: a run whose records are not a regular
+file, whose read fails, or whose read did not finish in time is marked unreadable (until its
+records file changes) and answers :class:`UnreadableRun` at once, while the other runs keep being
+served. No lock is held across a read, and :meth:`RunCatalog.close` wakes every waiting request so
+that the server can stop while a read hangs (the hung thread is a daemon: it does not hold up exit).
+"""
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fcbench.errors import FcbenchError, RunStateError
 from fcbench.metrics import RunMetrics
@@ -19,6 +31,15 @@ MAX_DEPTH = 3
 """How deep below the runs folder run directories are looked for."""
 CACHED_RUNS = 16
 """Runs whose summaries are kept in memory (least recently used dropped first)."""
+READ_TIMEOUT_S = 10.0
+"""How long a request waits for one read of a run before the run is marked unreadable."""
+
+T = TypeVar("T")
+
+
+class UnreadableRun(RunStateError):
+    """A run cannot be read now: its records are not a regular file, its read failed or timed out,
+    or the viewer is stopping. The other runs are unaffected."""
 
 
 @dataclass(frozen=True)
@@ -43,8 +64,8 @@ class RunSummary:
     """Cases, decisions and anomaly codes seen (no rows)."""
     report: dict[str, Any]
     """The page's summary data (:func:`fcbench.report.html.report_data`)."""
-    stamp: tuple[int, int]
-    """Size and modification time of ``records.jsonl`` when computed."""
+    stamp: tuple[int, int, int]
+    """File type, size and modification time of ``records.jsonl`` when computed (:func:`records_stamp`)."""
 
     @property
     def several_modes(self) -> bool:
@@ -83,24 +104,48 @@ def find_runs(root: Path) -> list[RunEntry]:
     return found
 
 
-def _stamp(path: Path) -> tuple[int, int]:
+Stamp = tuple[int, int, int]
+"""File type, size and modification time of a run's ``records.jsonl`` (the link itself, never followed)."""
+
+
+def records_stamp(run_dir: Path) -> Stamp:
+    """The stamp of the run's records file; ``(0, 0, 0)`` while there is none."""
     try:
-        stat = (path / RECORDS_FILE).stat()
+        st = os.lstat(run_dir / RECORDS_FILE)
     except OSError:
-        return (0, 0)
-    return (stat.st_size, stat.st_mtime_ns)
+        return (0, 0, 0)
+    return (stat.S_IFMT(st.st_mode), st.st_size, st.st_mtime_ns)
+
+
+def records_problem(stamp: Stamp) -> str | None:
+    """Why records of this stamp must not be opened (a link, FIFO or device could block or never end),
+    or None."""
+    kind = stamp[0]
+    if kind in (0, stat.S_IFREG):
+        return None
+    what = {stat.S_IFLNK: "a symbolic link", stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device"}
+    return f"{RECORDS_FILE} is {what.get(kind, 'not a regular file')}"
 
 
 @dataclass
 class RunCatalog:
-    """The runs below one folder and their summaries (bounded cache, recomputed when a run changes)."""
+    """The runs below one folder, their summaries (bounded cache, recomputed when a run changes) and
+    the runs that cannot be read; each read time-boxed (see the module's docstring)."""
 
     root: Path
     """The folder given to ``fcbench view`` (a runs folder or one run directory)."""
+    read_timeout_s: float = READ_TIMEOUT_S
+    """How long a request waits for one read of a run before the run is marked unreadable."""
     cache: OrderedDict[str, RunSummary] = field(default_factory=OrderedDict)
     """Summaries by run key, least recently used first."""
+    unreadable: dict[str, tuple[Stamp, str]] = field(default_factory=dict)
+    """Runs that could not be read, by key: the records' stamp then and why (cleared when it changes)."""
+    pending: dict[str, Future[Any]] = field(default_factory=dict)
+    """Reads in progress by name (a run's summary is read once however many requests wait for it)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
-    """Held while a summary is looked up or computed (requests are served from several threads)."""
+    """Guards the three tables above; held only to look up or update them, never across a read."""
+    closed: bool = False
+    """Set by :meth:`close`: no read starts any more."""
 
     def runs(self) -> list[RunEntry]:
         """The runs found now."""
@@ -114,22 +159,160 @@ class RunCatalog:
         raise RunStateError(f"no run {key!r} under {self.root}")
 
     def summary(self, entry: RunEntry) -> RunSummary:
-        """The run's summary, computed on first use and again whenever its records file changed."""
-        with self.lock:
-            return self._summary(entry)
+        """The run's summary, computed on first use and again whenever its records file changed;
+        :class:`UnreadableRun` when it cannot be read."""
+        return self._finish_summary(entry, self._start_summary(entry))
 
-    def _summary(self, entry: RunEntry) -> RunSummary:
-        stamp = _stamp(entry.path)
-        cached = self.cache.get(entry.key)
-        if cached is not None and cached.stamp == stamp:
-            self.cache.move_to_end(entry.key)
-            return cached
-        metrics, collector = collect(entry.path, keep_rows=False)
-        for case_id, extra in expected_by_case(entry.path).items():
-            if case_id in collector.cases:
-                collector.cases[case_id].update(extra)
-        summary = RunSummary(metrics, collector, report_data(metrics, collector, ""), stamp)
-        self.cache[entry.key] = summary
-        while len(self.cache) > CACHED_RUNS:
-            self.cache.popitem(last=False)
+    def summaries(self, entries: Iterable[RunEntry]) -> dict[str, RunSummary | UnreadableRun]:
+        """Each run's summary or why it cannot be read, the runs read side by side."""
+        started: list[tuple[RunEntry, Future[RunSummary] | RunSummary | UnreadableRun]] = []
+        for e in entries:
+            try:
+                started.append((e, self._start_summary(e)))
+            except UnreadableRun as exc:
+                started.append((e, exc))
+        found: dict[str, RunSummary | UnreadableRun] = {}
+        for e, step in started:
+            try:
+                found[e.key] = step if isinstance(step, UnreadableRun) else self._finish_summary(e, step)
+            except UnreadableRun as exc:
+                found[e.key] = exc
+        return found
+
+    def read(self, entry: RunEntry, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)``, a read of the run ``entry``, in a thread of its own, waited for at most
+        :attr:`read_timeout_s`; :class:`UnreadableRun` when the run cannot be read."""
+        stamp = self._check(entry)
+        with self.lock:
+            future: Future[T] = self._spawn(None, lambda: work(*args))
+        return self._wait(entry, future, stamp)
+
+    def read_all(self, work: Callable[[], T]) -> T:
+        """``work()``, a read of every run (the history), once no run is known to be unreadable."""
+        bad = []
+        for e in self.runs():
+            try:
+                self._check(e)
+            except UnreadableRun:
+                bad.append(e.key)
+        if bad:
+            raise UnreadableRun(f"needs every run, and {', '.join(bad)} cannot be read")
+        with self.lock:
+            future: Future[T] = self._spawn(None, work)
+        try:
+            return future.result(timeout=self.read_timeout_s)
+        except TimeoutError:
+            raise UnreadableRun(f"reading the runs took longer than {self.read_timeout_s:g} s") from None
+
+    def close(self) -> None:
+        """Start no more reads and wake every request waiting for one (the server is stopping)."""
+        with self.lock:
+            self.closed = True
+            waiting = list(self.pending.values())
+        for future in waiting:
+            _settle(future, error=UnreadableRun("the viewer is stopping"))
+
+    def _check(self, entry: RunEntry) -> Stamp:
+        """The run's records stamp; :class:`UnreadableRun` when it is known (or seen) to be unreadable."""
+        stamp = records_stamp(entry.path)
+        problem = records_problem(stamp)
+        with self.lock:
+            if problem is not None:
+                self.unreadable[entry.key] = (stamp, problem)
+            known = self.unreadable.get(entry.key)
+            if known is not None and known[0] != stamp:
+                del self.unreadable[entry.key]
+                known = None
+        if known is not None:
+            raise UnreadableRun(f"run {entry.key} cannot be read: {known[1]}")
+        return stamp
+
+    def _start_summary(self, entry: RunEntry) -> Future[RunSummary] | RunSummary:
+        """The cached summary, or the read of it (shared with the requests already waiting for it)."""
+        stamp = self._check(entry)
+        with self.lock:
+            cached = self.cache.get(entry.key)
+            if cached is not None and cached.stamp == stamp:
+                self.cache.move_to_end(entry.key)
+                return cached
+            name = f"summary:{entry.key}"
+            future = self.pending.get(name)
+            if future is None:
+                future = self._spawn(name, lambda: self._store(entry, summarise(entry.path, stamp)))
+            return future
+
+    def _finish_summary(self, entry: RunEntry, step: Future[RunSummary] | RunSummary) -> RunSummary:
+        """The summary read; any failure to read or check the run marks it unreadable."""
+        if isinstance(step, RunSummary):
+            return step
+        return self._wait(entry, step, failures=(OSError, FcbenchError))
+
+    def _store(self, entry: RunEntry, summary: RunSummary) -> RunSummary:
+        with self.lock:
+            self.cache[entry.key] = summary
+            while len(self.cache) > CACHED_RUNS:
+                self.cache.popitem(last=False)
         return summary
+
+    def _spawn(self, name: str | None, work: Callable[[], T]) -> Future[T]:
+        """Start ``work`` in a daemon thread, its future kept in :attr:`pending` under ``name`` (its
+        own when None) while it runs; the caller holds the lock."""
+        if self.closed:
+            raise UnreadableRun("the viewer is stopping")
+        future: Future[T] = Future()
+        name = name or f"#{id(future)}"
+        self.pending[name] = future
+
+        def run() -> None:
+            try:
+                _settle(future, result=work())
+            except BaseException as exc:  # handed to the waiting request, which decides
+                _settle(future, error=exc)
+            finally:
+                with self.lock:
+                    if self.pending.get(name) is future:
+                        del self.pending[name]
+
+        threading.Thread(target=run, name=f"fcbench-view-read {name}", daemon=True).start()
+        return future
+
+    def _wait(
+        self,
+        entry: RunEntry,
+        future: Future[T],
+        stamp: Stamp | None = None,
+        failures: tuple[type[Exception], ...] = (OSError,),
+    ) -> T:
+        """The read's result; a read that timed out or raised one of ``failures`` marks the run
+        unreadable."""
+        try:
+            return future.result(timeout=self.read_timeout_s)
+        except UnreadableRun:
+            raise
+        except TimeoutError:
+            reason = f"reading it took longer than {self.read_timeout_s:g} s"
+        except failures as exc:
+            reason = str(exc) if isinstance(exc, FcbenchError) else f"{exc.strerror or exc}"  # type: ignore[attr-defined]
+        with self.lock:
+            self.unreadable[entry.key] = (stamp or records_stamp(entry.path), reason)
+        raise UnreadableRun(f"run {entry.key} cannot be read: {reason}") from None
+
+
+def _settle(future: Future[Any], *, result: Any = None, error: BaseException | None = None) -> None:
+    """Complete ``future`` unless :meth:`RunCatalog.close` already did."""
+    try:
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+    except InvalidStateError:
+        pass
+
+
+def summarise(run_dir: Path, stamp: Stamp) -> RunSummary:
+    """Read the run once: metrics, the page's summary data, the cases with their expected behaviour."""
+    metrics, collector = collect(run_dir, keep_rows=False)
+    for case_id, extra in expected_by_case(run_dir).items():
+        if case_id in collector.cases:
+            collector.cases[case_id].update(extra)
+    return RunSummary(metrics, collector, report_data(metrics, collector, ""), stamp)
