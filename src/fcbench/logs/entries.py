@@ -171,7 +171,7 @@ def _lines(path: Path) -> list[str]:
         raise InputError(f"cannot be read: {exc.strerror or exc}", path=str(path)) from None
     except UnicodeDecodeError as exc:
         raise InputError(f"is not UTF-8: {exc.reason}", path=str(path)) from None
-    return text.splitlines()
+    return [line.removesuffix("\r") for line in text.split("\n")]  # U+2028 and U+0085 stay inside a line
 
 
 def read_logs(paths: Sequence[Path], dialect: str, *, skip_bad: bool = False) -> LogRead:
@@ -197,7 +197,12 @@ def read_logs(paths: Sequence[Path], dialect: str, *, skip_bad: bool = False) ->
                     data = json.loads(text)
                 except ValueError as exc:
                     raise _BadLine(f"not a JSON line: {exc}") from None
-                entries.append(_entry(dialect, data, len(entries), str(path), number))
+                except RecursionError:
+                    raise _BadLine("not a JSON line: nested too deeply to read") from None
+                try:
+                    entries.append(_entry(dialect, data, len(entries), str(path), number))
+                except RecursionError:
+                    raise _BadLine("nested too deeply to read") from None
             except _BadLine as exc:
                 if not skip_bad:
                     raise InputError(

@@ -18,8 +18,10 @@
 
 The checks are the folder form's (:mod:`fcbench.suite.loader`); every problem names the file and
 the line of the failing key (YAML node marks, or the JSON text's positions). YAML is read safely:
-duplicate keys, non-string keys (``on:`` is a boolean in YAML 1.1; quote it) and alias bombs are
-errors. The dataset hash covers the file's decoded text, as for a folder's files.
+duplicate keys, non-string keys (``on:`` is a boolean in YAML 1.1; quote it), recursive anchors,
+control characters and alias bombs are errors. A date or time written without quotes
+(``day: 2024-05-01``) is the string written, as JSON has no date type. The dataset hash covers the
+file's decoded text, as for a folder's files.
 """
 
 from __future__ import annotations
@@ -65,6 +67,13 @@ FAST_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.Safe
 the pure-Python one; both give the same nodes, marks and errors."""
 
 
+class _SuiteYamlLoader(FAST_YAML_LOADER):  # type: ignore[valid-type,misc]
+    """The fast safe loader, with a timestamp read as the text written (a suite holds JSON values)."""
+
+
+_SuiteYamlLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_scalar)
+
+
 class _YamlProblem(ValueError):
     """A YAML document that is not a plain tree of JSON-like values (with the line)."""
 
@@ -79,8 +88,10 @@ def _yaml_lines(node: yaml.Node) -> Lines:
     sizes: dict[int, int] = {}
 
     def size(item: yaml.Node) -> int:
+        if sizes.get(id(item)) == 0:
+            raise _YamlProblem(item.start_mark.line + 1, "a recursive anchor: this value holds itself")
         if id(item) not in sizes:
-            sizes[id(item)] = 1  # a recursive alias counts once
+            sizes[id(item)] = 0  # being counted
             children: list[yaml.Node] = []
             if isinstance(item, yaml.MappingNode):
                 children = [value for _, value in item.value]
@@ -121,7 +132,7 @@ def _parse(text: str, is_json: bool) -> tuple[Any, Callable[[], Lines]]:
     if is_json:
         return strict_json_loads(text), partial(json_key_lines, text)
     try:
-        loader = FAST_YAML_LOADER(text)
+        loader = _SuiteYamlLoader(text)
         try:
             node = loader.get_single_node()
             if node is None:
@@ -133,6 +144,11 @@ def _parse(text: str, is_json: bool) -> tuple[Any, Callable[[], Lines]]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise _YamlProblem(mark.line + 1 if mark else 1, f"invalid YAML: {exc.problem or exc}") from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, e.g. a raw control character
+        line = text.count("\n", 0, exc.position) + 1
+        raise _YamlProblem(line, f"invalid YAML: character {exc.character!r} ({exc.reason})") from None
+    except yaml.YAMLError as exc:
+        raise _YamlProblem(1, f"invalid YAML: {exc}") from None
     except RecursionError:
         raise _YamlProblem(1, "nested too deeply to read") from None
 
