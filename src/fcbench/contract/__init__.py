@@ -77,6 +77,13 @@ class Tool(_Model):
     side_effect: Literal["read", "write"] = "read"
     """``write`` tools change state; the runner only ever executes them against fake tools."""
 
+    @property
+    def writes(self) -> bool:
+        """Whether the tool writes: its ``side_effect`` says ``write``. The one reading of write-ness
+        (the grader's unexpected writes, the fake tools' idempotent replays): a tool's name never
+        makes it a write, so a user's read-only ``create_refund`` is a read."""
+        return self.side_effect == "write"
+
 
 class ToolCall(_Model):
     """One call a model proposed, exactly as produced (normalised, never repaired)."""
@@ -221,6 +228,7 @@ ANOMALY_CODES: Mapping[str, str] = {
     "unknown_content": "a content part of an unknown type",
     "tool_choice_ignored": "the requested tool choice was not honoured",
     "malformed_call": "the provider reported a tool call it could not parse (e.g. MALFORMED_FUNCTION_CALL)",
+    "implausible_usage": "a token count or its cost is beyond what a number can hold; it is left out (null)",
 }
 """The one anomaly vocabulary: every code an adapter or the grader may record, with its meaning.
 

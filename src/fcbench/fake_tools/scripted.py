@@ -120,7 +120,7 @@ def scripted_registry(
     layered = dict(base)
     for name, script in scripts.items():
         tool = offered.get(name)
-        layered[name] = scripted_tool(name, script, writes=tool is not None and tool.side_effect == "write")
+        layered[name] = scripted_tool(name, script, writes=tool is not None and tool.writes)
     return MappingProxyType(layered)
 
 

@@ -137,7 +137,7 @@ class FakeToolbox:
         (:func:`fcbench.grading.writes.write_tools`): a fake of that name does not make a tool
         offered as ``read`` a write."""
         tool = self.offered.get(name)
-        return tool is not None and tool.side_effect == "write"
+        return tool is not None and tool.writes
 
     def execute(self, call: ToolCall, call_id: str | None = None) -> Execution:
         """Execute ``call``; ``call_id`` overrides ``call.id`` (for calls the provider sent without one)."""

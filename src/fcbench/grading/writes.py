@@ -26,9 +26,9 @@ from fcbench.grading.verdict import RIGHT_DECISIONS, Verdict
 
 
 def write_tools(tools: Mapping[str, Tool] | Iterable[Tool]) -> frozenset[str]:
-    """Names of the tools that say ``side_effect: write`` (the one source of write-ness)."""
+    """Names of the tools that write (:attr:`fcbench.contract.Tool.writes`: ``side_effect: write``)."""
     found = tools.values() if isinstance(tools, Mapping) else tools
-    return frozenset(tool.name for tool in found if tool.side_effect == "write")
+    return frozenset(tool.name for tool in found if tool.writes)
 
 
 def unexpected_calls(expected: Iterable[str], calls: Iterable[ToolCall]) -> list[ToolCall]:
