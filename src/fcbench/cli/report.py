@@ -4,26 +4,16 @@ GitHub step summary."""
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
 from pathlib import Path
 
 import typer
 
-
-class ReportFormat(StrEnum):
-    """Output formats of ``fcbench report``."""
-
-    md = "md"
-    html = "html"
-    json = "json"
-    junit = "junit"
-    csv = "csv"
-    github = "github"
+from fcbench.cli.helptext import RegistryHelpCommand
 
 
 def report(
     run: Path = typer.Argument(..., help="Run directory (holds manifest.json and records.jsonl)."),
-    fmt: ReportFormat = typer.Option(ReportFormat.md, "--format", "-f", help="Output format."),
+    fmt: str = typer.Option("md", "--format", "-f", help="Output format: {report_formats}."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
     mode: list[str] | None = typer.Option(None, "--mode", help="Only this mode (repeatable)."),
     profile: str = typer.Option(
@@ -42,24 +32,27 @@ def report(
     Examples: fcbench report runs/RUN_ID; fcbench report runs/RUN_ID -f html -o report.html;
     fcbench report runs/RUN_ID -f json --profile strict,repairs
     """
-    from fcbench.report.render import render_profiles, render_report
+    from fcbench.errors import ConfigError
+    from fcbench.report.render import FORMATS, render_profiles, render_report
 
+    if fmt not in FORMATS:
+        raise ConfigError(
+            f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}", key="--format"
+        )
     profiles = [p.strip() for p in profile.split(",") if p.strip()]
-    if fmt is ReportFormat.json and len(profiles) <= 1:
+    if fmt == "json" and len(profiles) <= 1:
         _stream_json(run, output, mode or None, profiles[0] if profiles else "strict")
         return
     if len(profiles) > 1:
-        text = render_profiles(run, fmt.value, profiles, modes=mode or None)
+        text = render_profiles(run, fmt, profiles, modes=mode or None)
     else:
-        text = render_report(
-            run, fmt.value, modes=mode or None, profile=profiles[0] if profiles else "strict"
-        )
-    if fmt is ReportFormat.md:
+        text = render_report(run, fmt, modes=mode or None, profile=profiles[0] if profiles else "strict")
+    if fmt == "md":
         from fcbench.report.markdown import known_patterns_section
 
         text += known_patterns_section(run)
     if output is None:
-        if fmt is ReportFormat.md and sys.stdout.isatty():  # a person reading: tables, not markdown source
+        if fmt == "md" and sys.stdout.isatty():  # a person reading: tables, not markdown source
             from rich.console import Console
 
             from fcbench.report.fit import print_markdown
@@ -101,4 +94,4 @@ def _stream_json(run: Path, output: Path | None, modes: list[str] | None, profil
 
 def register(app: typer.Typer) -> None:
     """Add the ``report`` command to the fcbench app."""
-    app.command("report")(report)
+    app.command("report", cls=RegistryHelpCommand)(report)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from fcbench.cli.helptext import RegistryHelpCommand
 from fcbench.errors import ConfigError, FcbenchError
 
 if TYPE_CHECKING:
@@ -47,9 +48,7 @@ def run_command(
     ] = None,
     tag: Annotated[list[str] | None, typer.Option(help="Only cases with this tag (repeatable).")] = None,
     case: Annotated[list[str] | None, typer.Option("--case", help="Only this case id (repeatable).")] = None,
-    mode: Annotated[
-        list[str] | None, typer.Option(help="selection | forced | stream | recovery (repeatable).")
-    ] = None,
+    mode: Annotated[list[str] | None, typer.Option(help="{modes} (repeatable).")] = None,
     continuation: Annotated[
         str | None,
         typer.Option(
@@ -249,4 +248,4 @@ def print_estimate(console: Console, plan: PlanEstimate) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add ``run`` to the app."""
-    app.command("run")(run_command)
+    app.command("run", cls=RegistryHelpCommand)(run_command)
