@@ -20,7 +20,9 @@ result, an Anthropic request's ``tools``); ``{"functionDeclarations": [...]}`` a
 ``{"tools": [{"functionDeclarations": [...]}, ...]}`` (Gemini; every item is then read as
 Gemini); ``{"jsonrpc": ..., "result": {"tools": [...]}}`` (a captured MCP response).
 
-Detection goes item by item through :data:`FORMATS` in order, the first detector that holds
+The dialects' formats are declared by their adapters (``tool_list`` in each adapter package,
+:mod:`fcbench.adapters.tool_lists`), wrappers and all; MCP's and fcbench's own are here.
+Detection goes item by item through :func:`formats` in order, the first detector that holds
 naming the item's format; every item of one list must agree (a mixed list is an error naming the
 item). A canonical-looking item (``name``, ``description``, lowercase JSON Schema ``parameters``,
 no ``side_effect``) reads the same as a Gemini declaration, so it joins a Gemini list.
@@ -37,15 +39,17 @@ no hints (or ``readOnlyHint: true``) a ``read`` tool.
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from fcbench.contract import Tool
-from fcbench.suite.gemini_schema import gemini_schema, has_gemini_marker
+from fcbench.adapters import tool_list_formats
+from fcbench.adapters.tool_lists import ConvertedTool, Problem, ToolListFormat, renaming, unknown_keys
+from fcbench.contract import Tool, canonical_json
 from fcbench.suite.tools import Finding, Key, pydantic_findings, tool_findings
 
 CANONICAL = "canonical"
@@ -64,10 +68,11 @@ class ToolImport(BaseModel):
     tool_set: str
     """The suite's tool set it became (``core``, ...)."""
     format: str
-    """The detected format: a name of :data:`FORMATS`."""
+    """The detected format: a name of :func:`formats`."""
     sha256: str
     """SHA-256 (hex) of the original: a tool file's decoded text; for a one-file suite's list and an
-    MCP ``tools/list`` result, of the list as canonical JSON (:func:`canonical_json`)."""
+    MCP ``tools/list`` result, of the list as canonical JSON
+    (:func:`fcbench.contract.canonical_json`)."""
     tools: int
     """How many tools it holds."""
     server_name: str | None = None
@@ -76,169 +81,65 @@ class ToolImport(BaseModel):
     """MCP only: the server's version from ``initialize``."""
 
 
-@dataclass(frozen=True)
-class Converted:
-    """One item turned into a canonical tool dict, and where its parts came from."""
-
-    tool: dict[str, Any]
-    """Canonical tool fields (not yet validated)."""
-    origin: Mapping[str, tuple[Key, ...]] = field(default_factory=dict)
-    """Canonical top-level key -> its path inside the original item (for error positions)."""
-    findings: tuple[Finding, ...] = ()
-    """What could not be converted (paths inside the original item)."""
-
-
-@dataclass(frozen=True)
-class ToolFormat:
-    """One tool-list format: how to recognise an item of it and how to convert one."""
-
-    detect: Callable[[Mapping[str, Any]], bool]
-    """Whether an item is in this format."""
-    convert: Callable[[Mapping[str, Any]], Converted]
-    """The canonical form of one item."""
-
-
-def _unknown(item: Mapping[str, Any], known: frozenset[str], prefix: tuple[Key, ...] = ()) -> list[Finding]:
-    return [Finding((*prefix, key), "unknown key") for key in item if key not in known]
-
-
-def _schema_or_empty(value: Any) -> Any:
-    return {"type": "object", "properties": {}} if value is None else value
-
-
-def _plain(
-    name_key: tuple[Key, ...],
-    schema_key: str,
-    known: frozenset[str],
-    side_effect: Callable[[Mapping[str, Any]], tuple[str, list[Finding]]] | None = None,
-) -> Callable[[Mapping[str, Any]], Converted]:
-    """A converter for formats that only rename: name and description at ``name_key``, the schema
-    at ``schema_key``."""
-
-    def convert(item: Mapping[str, Any]) -> Converted:
-        body: Any = item
-        for key in name_key:
-            body = body.get(key) if isinstance(body, Mapping) else None
-        if not isinstance(body, Mapping):
-            return Converted({}, findings=(Finding(name_key, "must be an object"),))
-        findings = _unknown(body, known, name_key)
-        if name_key:
-            findings += _unknown(item, frozenset({"type", *map(str, name_key)}))
-        tool: dict[str, Any] = {
-            "name": body.get("name"),
-            "parameters": _schema_or_empty(body.get(schema_key)),
-        }
-        if "name" not in body:
-            tool.pop("name")
-        if "description" in body:
-            tool["description"] = body["description"]
-        if side_effect is not None:
-            tool["side_effect"], more = side_effect(item)
-            findings += more
-        origin = {
-            "name": (*name_key, "name"),
-            "description": (*name_key, "description"),
-            "parameters": (*name_key, schema_key),
-        }
-        return Converted(tool, origin, tuple(findings))
-
-    return convert
-
-
-def _mcp_side_effect(item: Mapping[str, Any]) -> tuple[str, list[Finding]]:
+def _mcp_side_effect(item: Mapping[str, Any]) -> tuple[str, list[Problem]]:
     hints = item.get("annotations")
     if hints is None:
         return "read", []
     if not isinstance(hints, Mapping):
-        return "read", [Finding(("annotations",), "must be an object")]
+        return "read", [(("annotations",), "must be an object")]
     if hints.get("readOnlyHint") is True:
         return "read", []
     written = hints.get("readOnlyHint") is False or hints.get("destructiveHint") is True
     return ("write" if written else "read"), []
 
 
-def _convert_gemini(item: Mapping[str, Any]) -> Converted:
-    known = frozenset(
-        {
-            "name",
-            "description",
-            "parameters",
-            "parametersJsonSchema",
-            "response",
-            "responseJsonSchema",
-            "behavior",
-        }
-    )
-    findings = _unknown(item, known)
-    tool: dict[str, Any] = {key: item[key] for key in ("name", "description") if key in item}
-    origin: dict[str, tuple[Key, ...]] = {"name": ("name",), "description": ("description",)}
-    if "parameters" in item and "parametersJsonSchema" in item:
-        findings.append(
-            Finding(("parametersJsonSchema",), "give parameters or parametersJsonSchema, not both")
-        )
-    if "parametersJsonSchema" in item:
-        tool["parameters"] = item["parametersJsonSchema"]
-        origin["parameters"] = ("parametersJsonSchema",)
-    else:
-        schema = item.get("parameters")
-        tool["parameters"] = (
-            gemini_schema(schema, ("parameters",), findings) if schema is not None else _schema_or_empty(None)
-        )
-        origin["parameters"] = ("parameters",)
-    return Converted(tool, origin, tuple(findings))
+MCP = ToolListFormat(
+    name="mcp",
+    detect=lambda item: "inputSchema" in item,
+    convert=renaming(
+        (),
+        "inputSchema",
+        frozenset(
+            {
+                "name",
+                "title",
+                "description",
+                "inputSchema",
+                "outputSchema",
+                "annotations",
+                "icons",
+                "_meta",
+                "execution",
+            }
+        ),
+        _mcp_side_effect,
+    ),
+)
+"""An MCP ``tools/list`` item (``annotations`` decide ``side_effect``)."""
+
+OWN = ToolListFormat(
+    name=CANONICAL, detect=lambda item: "name" in item, convert=lambda item: ConvertedTool(dict(item))
+)
+"""fcbench's own tool shape: anything with a name that no other format claims."""
 
 
-FORMATS: dict[str, ToolFormat] = {
-    "openai-chat": ToolFormat(
-        detect=lambda item: item.get("type") == "function" and isinstance(item.get("function"), Mapping),
-        convert=_plain(
-            ("function",), "parameters", frozenset({"name", "description", "parameters", "strict"})
-        ),
-    ),
-    "openai-responses": ToolFormat(
-        detect=lambda item: item.get("type") == "function" and "function" not in item,
-        convert=_plain((), "parameters", frozenset({"type", "name", "description", "parameters", "strict"})),
-    ),
-    "anthropic": ToolFormat(
-        detect=lambda item: "input_schema" in item,
-        convert=_plain(
-            (), "input_schema", frozenset({"type", "name", "description", "input_schema", "cache_control"})
-        ),
-    ),
-    "mcp": ToolFormat(
-        detect=lambda item: "inputSchema" in item,
-        convert=_plain(
-            (),
-            "inputSchema",
-            frozenset(
-                {
-                    "name",
-                    "title",
-                    "description",
-                    "inputSchema",
-                    "outputSchema",
-                    "annotations",
-                    "icons",
-                    "_meta",
-                    "execution",
-                }
-            ),
-            _mcp_side_effect,
-        ),
-    ),
-    "gemini": ToolFormat(
-        detect=lambda item: "parametersJsonSchema" in item or has_gemini_marker(item.get("parameters")),
-        convert=_convert_gemini,
-    ),
-    CANONICAL: ToolFormat(detect=lambda item: "name" in item, convert=lambda item: Converted(dict(item))),
-}
-"""Format name -> detector and converter, tried in this order (the first detector that holds wins)."""
+@cache
+def formats() -> Mapping[str, ToolListFormat]:
+    """Format name -> format, tried in this order (the first detector that holds wins): the
+    dialects' formats (:func:`fcbench.adapters.tool_list_formats`), then MCP, then the canonical
+    shape. The dialects' detectors claim disjoint items, so their order decides nothing."""
+    ordered = [*tool_list_formats(), MCP, OWN]
+    return MappingProxyType({fmt.name: fmt for fmt in ordered})
 
 
 def _format_of(item: Any) -> str | None:
     if not isinstance(item, Mapping):
         return None
-    return next((name for name, fmt in FORMATS.items() if fmt.detect(item)), None)
+    return next((name for name, fmt in formats().items() if fmt.detect(item)), None)
+
+
+def _findings(problems: Sequence[Problem], *prefix: Key) -> list[Finding]:
+    return [Finding((*prefix, *keys), message) for keys, message in problems]
 
 
 @dataclass(frozen=True)
@@ -247,19 +148,51 @@ class ImportedList:
 
     format: str
     """The detected format (``canonical`` when nothing was converted)."""
-    items: list[tuple[tuple[Key, ...], Converted]]
+    items: list[tuple[tuple[Key, ...], ConvertedTool]]
     """Each item's path inside the list value, and its conversion."""
     findings: list[Finding]
     """Problems, with paths inside the list value."""
 
 
-SHAPE_HINT = (
-    'must be {"tools": [ ... ]}, a list of tools, {"functionDeclarations": [ ... ]} '
-    "or an MCP tools/list result"
-)
+def _keyed_formats() -> list[ToolListFormat]:
+    return [fmt for fmt in formats().values() if fmt.list_key is not None]
 
 
-def _unwrap(value: Any) -> tuple[list[tuple[tuple[Key, ...], Any]], str | None, list[Finding]] | None:
+def shape_hint() -> str:
+    """What a tool-list value must be, for a finding about its shape."""
+    keyed = "".join(f'{{"{fmt.list_key}": [ ... ]}}, ' for fmt in _keyed_formats())
+    return f'must be {{"tools": [ ... ]}}, a list of tools, {keyed}or an MCP tools/list result'
+
+
+Entries = list[tuple[tuple[Key, ...], Any]]
+"""Items of a tool-list value, each with its path inside the value."""
+
+
+def _keyed(value: Mapping[str, Any], tools: Any) -> tuple[Entries, str, list[Finding]] | None:
+    """The items of a value wrapped in a format's own list key (at the top, or in every entry of
+    ``tools``), the format that key forces, and shape problems; None when no such key wraps it."""
+    for fmt in _keyed_formats():
+        key = str(fmt.list_key)
+        if isinstance(value.get(key), list):
+            extra = _findings(unknown_keys(value, frozenset({key})))
+            return [((key, i), item) for i, item in enumerate(value[key])], fmt.name, extra
+        if not (
+            tools and isinstance(tools, list) and all(isinstance(t, Mapping) and key in t for t in tools)
+        ):
+            continue
+        items: Entries = []
+        extra = _findings(unknown_keys(value, _MCP_RESULT_KEYS))
+        for i, entry in enumerate(tools):
+            extra += _findings(unknown_keys(entry, frozenset({key}), ("tools", i)))
+            if not isinstance(entry[key], list):
+                extra.append(Finding(("tools", i, key), "must be a list"))
+                continue
+            items += [(("tools", i, key, j), d) for j, d in enumerate(entry[key])]
+        return items, fmt.name, extra
+    return None
+
+
+def _unwrap(value: Any) -> tuple[Entries, str | None, list[Finding]] | None:
     """The items of a tool-list value with their paths, the format its wrapper forces, and shape problems."""
     if isinstance(value, list):
         return [((i,), item) for i, item in enumerate(value)], None, []
@@ -275,27 +208,13 @@ def _unwrap(value: Any) -> tuple[list[tuple[tuple[Key, ...], Any]], str | None, 
             forced,
             [f.under("result") for f in findings],
         )
-    if isinstance(value.get("functionDeclarations"), list):
-        extra = _unknown(value, frozenset({"functionDeclarations"}))
-        return (
-            [(("functionDeclarations", i), item) for i, item in enumerate(value["functionDeclarations"])],
-            "gemini",
-            extra,
-        )
     tools = value.get("tools")
+    keyed = _keyed(value, tools)
+    if keyed is not None:
+        return keyed
     if not isinstance(tools, list):
         return None
-    extra = _unknown(value, _MCP_RESULT_KEYS)
-    if tools and all(isinstance(t, Mapping) and "functionDeclarations" in t for t in tools):
-        items: list[tuple[tuple[Key, ...], Any]] = []
-        for i, entry in enumerate(tools):
-            declarations = entry["functionDeclarations"]
-            extra += _unknown(entry, frozenset({"functionDeclarations"}), ("tools", i))
-            if not isinstance(declarations, list):
-                extra.append(Finding(("tools", i, "functionDeclarations"), "must be a list"))
-                continue
-            items += [(("tools", i, "functionDeclarations", j), d) for j, d in enumerate(declarations)]
-        return items, "gemini", extra
+    extra = _findings(unknown_keys(value, _MCP_RESULT_KEYS))
     return [(("tools", i), item) for i, item in enumerate(tools)], None, extra
 
 
@@ -303,27 +222,26 @@ def import_tool_list(value: Any) -> ImportedList:
     """Detect the format of a tool-list value and convert every item (see the module docstring)."""
     unwrapped = _unwrap(value)
     if unwrapped is None:
-        return ImportedList(CANONICAL, [], [Finding((), SHAPE_HINT)])
+        return ImportedList(CANONICAL, [], [Finding((), shape_hint())])
     entries, forced, findings = unwrapped
     if not entries:
         where: tuple[Key, ...] = ("tools",) if isinstance(value, Mapping) and "tools" in value else ()
         return ImportedList(
-            CANONICAL, [], [*findings, Finding(where, f"the tool list is empty ({SHAPE_HINT})")]
+            CANONICAL, [], [*findings, Finding(where, f"the tool list is empty ({shape_hint()})")]
         )
-    formats = [forced or _format_of(item) for _, item in entries]
-    for (keys, item), fmt in zip(entries, formats, strict=True):
+    named = [forced or _format_of(item) for _, item in entries]
+    for (keys, item), fmt in zip(entries, named, strict=True):
         if fmt is None:
             shown = "an object without a name" if isinstance(item, Mapping) else type(item).__name__
             findings.append(Finding(keys, f"not a tool in any known format ({shown})"))
-    known = [f for f in formats if f is not None]
+    known = [f for f in named if f is not None]
     chosen = known[0] if known else CANONICAL
-    if set(known) == {"gemini", CANONICAL} and not any(
-        isinstance(item, Mapping) and "side_effect" in item for _, item in entries
-    ):
-        chosen, formats = "gemini", ["gemini" if f == CANONICAL else f for f in formats]
+    taker = _canonical_taker(set(known), entries)
+    if taker is not None:
+        chosen = taker
     elif len(set(known)) > 1:
-        first = next(keys for (keys, _), f in zip(entries, formats, strict=True) if f == chosen)
-        for (keys, _), fmt in zip(entries, formats, strict=True):
+        first = next(keys for (keys, _), f in zip(entries, named, strict=True) if f == chosen)
+        for (keys, _), fmt in zip(entries, named, strict=True):
             if fmt is not None and fmt != chosen:
                 findings.append(
                     Finding(
@@ -335,13 +253,25 @@ def import_tool_list(value: Any) -> ImportedList:
         return ImportedList(chosen, [], findings)
     try:
         converted = [
-            (keys, FORMATS[chosen].convert(item)) for keys, item in entries if isinstance(item, Mapping)
+            (keys, formats()[chosen].convert(item)) for keys, item in entries if isinstance(item, Mapping)
         ]
     except RecursionError:
         return ImportedList(chosen, [], [*findings, Finding((), "nested too deeply to read")])
     for keys, result in converted:
-        findings += [f.under(*keys) for f in result.findings]
+        findings += _findings(result.problems, *keys)
     return ImportedList(chosen, converted, findings)
+
+
+def _canonical_taker(known: set[str], entries: Entries) -> str | None:
+    """The format a list of its items and canonical-looking ones is read in (one whose
+    ``takes_canonical`` holds; never when an item says its ``side_effect``), else None."""
+    others = known - {CANONICAL}
+    if CANONICAL not in known or len(others) != 1:
+        return None
+    (name,) = others
+    if not formats()[name].takes_canonical:
+        return None
+    return None if any(isinstance(item, Mapping) and "side_effect" in item for _, item in entries) else name
 
 
 def _show(keys: Sequence[Key]) -> str:
@@ -352,9 +282,9 @@ def build_tools(imported: ImportedList) -> tuple[list[Tool] | None, list[Finding
     """Validate converted tools (names, schemas, duplicates); findings carry paths in the original value."""
     findings = list(imported.findings)
     tools: list[Tool] = []
-    paths: list[tuple[tuple[Key, ...], Converted]] = []
+    paths: list[tuple[tuple[Key, ...], ConvertedTool]] = []
     for keys, result in imported.items:
-        if result.findings:
+        if result.problems:
             continue
         try:
             tools.append(Tool.model_validate(result.tool))
@@ -372,7 +302,7 @@ def build_tools(imported: ImportedList) -> tuple[list[Tool] | None, list[Finding
     return (None if checked else tools), findings
 
 
-def _placed(keys: tuple[Key, ...], result: Converted, finding: Finding) -> Finding:
+def _placed(keys: tuple[Key, ...], result: ConvertedTool, finding: Finding) -> Finding:
     """A finding on a canonical field moved to where that field sits in the original item."""
     head = finding.keys[0] if finding.keys else None
     origin = result.origin.get(head) if isinstance(head, str) else None
@@ -385,13 +315,8 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def canonical_json(value: Any) -> str:
-    """A JSON value as canonical text (sorted keys, no spaces; a non-JSON value shown as text)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
 def json_sha256(value: Any) -> str:
-    """SHA-256 (hex) of a JSON value in canonical form (:func:`canonical_json`)."""
+    """SHA-256 (hex) of a JSON value in canonical form (:func:`fcbench.contract.canonical_json`)."""
     return text_sha256(canonical_json(value))
 
 
@@ -416,16 +341,15 @@ def read_tool_list(
 
 __all__ = [
     "CANONICAL",
-    "FORMATS",
-    "SHAPE_HINT",
-    "Converted",
+    "MCP",
+    "OWN",
     "ImportedList",
-    "ToolFormat",
     "ToolImport",
     "build_tools",
-    "canonical_json",
+    "formats",
     "import_tool_list",
     "json_sha256",
     "read_tool_list",
+    "shape_hint",
     "text_sha256",
 ]
