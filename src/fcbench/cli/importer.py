@@ -99,7 +99,10 @@ def _print_logs_report(console: Console, report: LogImportReport, out: Path) -> 
 LogsArgument = Annotated[list[Path], typer.Argument(help="JSON Lines request/response log files.")]
 """The log files of ``import logs`` and ``replay``."""
 DialectOption = Annotated[
-    str, typer.Option(help="Dialect of the logs: openai-chat, openai-responses, anthropic-messages, gemini.")
+    str,
+    typer.Option(
+        help="Dialect of the logs (a dialect name of `fcbench targets`; one that cannot be read says why)."
+    ),
 ]
 """The ``--dialect`` of ``import logs`` and ``replay`` (an adapter registry name)."""
 SkipBadOption = Annotated[

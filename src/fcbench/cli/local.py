@@ -69,11 +69,14 @@ def serve_command(
     Prints the base URL to use as an openai-chat endpoint. Example: fcbench local serve qwen2.5-coder-0.5b
     """
     from fcbench.cli.common import local_service
+    from fcbench.endpoints import LOCAL_PLACEHOLDER, all_endpoints
     from fcbench.report.terminal import data_console
 
     console = data_console(stderr=True)
+    local = all_endpoints()["local"]
     with local_service(name, console) as service:
-        data_console().print(f"openai-chat          {service.url}/v1", highlight=False, soft_wrap=True)
+        url = local.base_url.replace(LOCAL_PLACEHOLDER, service.url)
+        data_console().print(f"{local.dialect:<20} {url}", highlight=False, soft_wrap=True)
         try:
             while True:
                 time.sleep(1)
