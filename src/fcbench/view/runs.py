@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from fcbench.errors import FcbenchError, RunStateError
+from fcbench.files import kind_of
 from fcbench.metrics import RunMetrics
 from fcbench.report.html import report_data
 from fcbench.report.html_data import ObservationCollector, collect, expected_by_case
@@ -123,8 +124,7 @@ def records_problem(stamp: Stamp) -> str | None:
     kind = stamp[0]
     if kind in (0, stat.S_IFREG):
         return None
-    what = {stat.S_IFLNK: "a symbolic link", stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device"}
-    return f"{RECORDS_FILE} is {what.get(kind, 'not a regular file')}"
+    return f"{RECORDS_FILE} is {kind_of(kind)}"
 
 
 @dataclass
@@ -281,9 +281,10 @@ class RunCatalog:
         entry: RunEntry,
         future: Future[T],
         stamp: Stamp | None = None,
-        failures: tuple[type[Exception], ...] = (OSError,),
+        failures: tuple[type[Exception], ...] = (OSError, RunStateError),
     ) -> T:
-        """The read's result; a read that timed out or raised one of ``failures`` marks the run
+        """The read's result; a read that timed out or raised one of ``failures`` (by default: the
+        system's refusal, or the store's of a file that is a link or no regular file) marks the run
         unreadable."""
         try:
             return future.result(timeout=self.read_timeout_s)
