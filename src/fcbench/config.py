@@ -333,6 +333,13 @@ class _StrictYamlLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+_StrictYamlLoader.add_implicit_resolver(  # JSON's exponent form (1e-6), which YAML 1.1 reads as a string
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
 def _key_path(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc) or "(root)"
 
