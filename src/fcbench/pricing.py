@@ -33,6 +33,7 @@ Matching is case-sensitive. To price an id the rules miss, or to correct a price
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
@@ -52,6 +53,10 @@ BUILTIN_PRICES: Mapping[str, tuple[float, float]] = MappingProxyType(
     }
 )
 """Model id -> (input, output) USD per million tokens (read-only)."""
+
+MAX_TOKEN_COUNT = 2**53
+"""Largest token count taken as reported: no real request comes near it, and beyond it JSON readers
+no longer agree on the value (a larger count is left out and noted as ``implausible_usage``)."""
 
 _MODELS_PREFIX = "models/"
 
@@ -106,6 +111,19 @@ class PriceTable:
         if price is None or input_tokens is None or output_tokens is None:
             return None
         return (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
+
+
+def usage_problems(input_tokens: int | None, output_tokens: int | None, cost: float | None) -> list[str]:
+    """What makes a usage or its cost impossible to record as a number (empty when nothing does):
+    a count beyond :data:`MAX_TOKEN_COUNT`, or a cost that overflows the float range."""
+    problems = [
+        f"{name} of {len(str(count))} digits reported, beyond 2^53: left out"
+        for name, count in (("input_tokens", input_tokens), ("output_tokens", output_tokens))
+        if count is not None and abs(count) > MAX_TOKEN_COUNT
+    ]
+    if cost is not None and not math.isfinite(cost):
+        problems.append("cost_usd overflows the float range: left out")
+    return problems
 
 
 def _names(model: str) -> Iterator[str]:

@@ -21,9 +21,18 @@ from typing import Any
 from fcbench import adapters
 from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
 from fcbench.adapters.common import tool_choice_anomaly
-from fcbench.contract import MODES, Continuation, Message, ProviderErrorOutcome, Tool, Usage, UserMessage
+from fcbench.contract import (
+    MODES,
+    Anomaly,
+    Continuation,
+    Message,
+    ProviderErrorOutcome,
+    Tool,
+    Usage,
+    UserMessage,
+)
 from fcbench.grading import Verdict, grade
-from fcbench.pricing import PriceTable
+from fcbench.pricing import MAX_TOKEN_COUNT, PriceTable, usage_problems
 from fcbench.run.plan import Planned
 from fcbench.schema.validate import ValidatorCache
 from fcbench.store.records import CaseRef, Record, RecordedTurn
@@ -194,6 +203,32 @@ def _total(values: Sequence[int | None]) -> int | None:
     return sum(present) if present else None
 
 
+def _kept(count: int | None) -> int | None:
+    return None if count is None or abs(count) > MAX_TOKEN_COUNT else count
+
+
+def priced_usage(
+    ctx: ObservationContext, planned: Planned, usages: Sequence[Usage]
+) -> tuple[Usage, float | None, list[Anomaly]]:
+    """The summed usage and cost of an observation's turns. A count or a cost no number can hold
+    (:func:`fcbench.pricing.usage_problems`) is left out (null) and noted as an
+    ``implausible_usage`` anomaly: the answer is graded and recorded as any other."""
+    target = planned.target
+    inputs, outputs = _total([u.input_tokens for u in usages]), _total([u.output_tokens for u in usages])
+    problems = usage_problems(inputs, outputs, None)
+    cost: float | None = None
+    if not problems:
+        costs = [
+            ctx.prices.cost(target.model, u.input_tokens, u.output_tokens, local=target.endpoint.local)
+            for u in usages
+        ]
+        cost = None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 8)
+        problems = usage_problems(None, None, cost)
+        cost = None if problems else cost
+    anomalies = [Anomaly(code="implausible_usage", detail=problem) for problem in problems]
+    return Usage(input_tokens=_kept(inputs), output_tokens=_kept(outputs)), cost, anomalies
+
+
 def make_record(
     ctx: ObservationContext,
     planned: Planned,
@@ -211,26 +246,17 @@ def make_record(
     usage, cost and attempts are summed over the turns; a single turn keeps its raw exchange as
     ``{"request", "response", ...}``, several as ``{"exchanges": [...]}``.
     """
-    target = planned.target
     first = (scored or sent[0]).exchange.turn
-    usages = [s.exchange.turn.usage for s in sent]
-    costs = [
-        ctx.prices.cost(target.model, u.input_tokens, u.output_tokens, local=target.endpoint.local)
-        for u in usages
-    ]
-    cost = None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 8)
+    usage, cost, implausible = priced_usage(ctx, planned, [s.exchange.turn.usage for s in sent])
     exchanges = [s.exchange.raw for s in sent]
     raw = exchanges[0] if len(sent) == 1 and not turns else {"exchanges": exchanges}
     return Record(
         **record_identity(ctx, planned, started_at),
         outcome=first.outcome,
-        anomalies=list(first.anomalies),
+        anomalies=[*first.anomalies, *implausible],
         verdict=verdict,
         latency_ms=round(sum(s.exchange.latency_ms for s in sent), 3),
-        usage=Usage(
-            input_tokens=_total([u.input_tokens for u in usages]),
-            output_tokens=_total([u.output_tokens for u in usages]),
-        ),
+        usage=usage,
         cost_usd=cost,
         attempts=sum(s.exchange.attempts for s in sent),
         schema_changes=list(sent[0].built.schema_changes),
