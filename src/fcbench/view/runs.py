@@ -293,7 +293,7 @@ class RunCatalog:
         except TimeoutError:
             reason = f"reading it took longer than {self.read_timeout_s:g} s"
         except failures as exc:
-            reason = str(exc) if isinstance(exc, FcbenchError) else f"{exc.strerror or exc}"  # type: ignore[attr-defined]
+            reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
         with self.lock:
             self.unreadable[entry.key] = (stamp or records_stamp(entry.path), reason)
         raise UnreadableRun(f"run {entry.key} cannot be read: {reason}") from None
