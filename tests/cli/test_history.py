@@ -131,3 +131,41 @@ def test_no_runs_or_an_unknown_name_exit_2(tmp_path: Path, three_runs: tuple[Pat
     root, _ = three_runs
     unknown = fcbench("history", "runs", "--target", "nope", cwd=root)
     assert unknown.returncode == 2 and "no target named 'nope'" in unknown.stderr
+
+
+HOSTILE_MODEL = "sim-sloppy\x1b[2Ja:b:m"
+HOSTILE_NAME = "prod\x1b]8;;https://evil.example\x07-model"
+
+
+def _rename_everywhere(runs: list[Path], old: str, new: str) -> None:
+    """``old`` -> ``new`` in every run's manifest and records (as JSON text, so control characters
+    are written escaped, as a run directory from elsewhere could hold them)."""
+    quoted_old, quoted_new = json.dumps(old)[1:-1], json.dumps(new)[1:-1]
+    for run in runs:
+        for name in ("manifest.json", "records.jsonl"):
+            path = run / name
+            path.write_text(
+                path.read_text(encoding="utf-8").replace(quoted_old, quoted_new), encoding="utf-8"
+            )
+
+
+def test_model_ids_target_names_and_titles_print_without_control_characters(
+    three_runs: tuple[Path, list[Path]], tmp_path: Path
+) -> None:
+    root, runs = copy_of(three_runs, tmp_path)
+    _rename_everywhere(runs, "sim-sloppy", HOSTILE_MODEL)
+    _rename_everywhere(runs, NAME, HOSTILE_NAME)
+    assert fcbench("history", "runs", "--update-catalogue", cwd=root).returncode == 0
+    path = root / "runs" / "catalogue.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert any(p["model"] == HOSTILE_MODEL for p in data["patterns"])
+    for pattern in data["patterns"]:
+        pattern["title"] = "\x1b[31mred\x9b1m title\u202e a:b:m"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    shown = fcbench("history", "runs", cwd=root)
+    assert shown.returncode == 0, shown.stderr
+    for stream in (shown.stdout, shown.stderr):
+        assert not {"\x1b", "\x07", "\x9b", "\u202e"} & set(stream), stream
+    assert "sim-sloppy[2Ja:b:m" in shown.stdout and "🅱" not in shown.stdout
+    assert "prod]8;;https://evil.example-model" in shown.stdout
+    assert "red1m title a:b:m" in shown.stdout

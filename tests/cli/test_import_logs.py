@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli_run import fcbench
+from secret_samples import every_secret, one_text_of_each
 
 LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
 DIALECTS = ("openai-chat", "openai-responses", "anthropic-messages", "gemini")
@@ -45,7 +46,7 @@ def test_import_prints_flags_and_sample(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     strata = "(no call) 1/1, get_shipping_quote 1/1, lookup_order 1/1, search_orders 0/1"
     assert f"sample of 3 (seed 1) by tool called: {strata}" in result.stdout
-    assert "needs review: log-0003: secret (openai_or_anthropic_key) redacted" in result.stdout
+    assert "needs review: log-0003: secret (openai_key) redacted" in result.stdout
     assert "sk-live-" not in (out / "cases.jsonl").read_text()
 
 
@@ -70,3 +71,39 @@ def test_unknown_dialect_exits_two() -> None:
     )
     assert result.returncode == 2
     assert "unknown dialect 'gemini-pro'" in result.stderr
+
+
+def test_no_secret_of_any_kind_reaches_any_file_or_the_terminal(tmp_path: Path) -> None:
+    """Every kind in a prompt, the system prompt, a tool description and call arguments; in a
+    skipped line's provider error (quoted in the report) and in a bad line's reason."""
+    text = one_text_of_each()
+    lines = [json.loads(line) for line in (LOGS / "replay.openai-chat.jsonl").read_text().splitlines()]
+    first, error = lines[0], lines[5]
+    first["request"]["messages"][0]["content"] += " " + text
+    first["request"]["messages"][1]["content"] += " " + text
+    first["request"]["tools"][0]["function"]["description"] += " " + text
+    free_form = {"type": "object", "properties": {"text": {"type": "string"}, "password": {"type": "string"}}}
+    note = {"name": "note_it", "description": "Keep a note.", "parameters": free_form}
+    first["request"]["tools"].append({"type": "function", "function": note})
+    call = first["response"]["choices"][0]["message"]["tool_calls"][0]["function"]
+    call.update(name="note_it", arguments=json.dumps({"text": text, "password": "hunter two"}))
+    error["response"]["error"]["message"] = f"Incorrect API key provided: {text}"
+    bad = {**lines[2], "latency_ms": text}
+    log = tmp_path / "secrets.jsonl"
+    log.write_text("".join(json.dumps(x) + "\n" for x in (first, lines[2], error, bad)), encoding="utf-8")
+    out = tmp_path / "suite"
+    result = _fcbench("import", "logs", str(log), "--dialect", "openai-chat", "--out", str(out), "--skip-bad")
+    assert result.returncode == 0, result.stderr
+    report = json.loads((out / "import_report.json").read_text())
+    assert report["skipped_by_reason"] == {"provider_error": 1} and len(report["bad_lines"]) == 1
+    assert "needs-review:secret" in (out / "cases.jsonl").read_text()
+    files = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()}
+    outputs = {**files, "stdout": result.stdout, "stderr": result.stderr}
+    leaks = {
+        (name, s)
+        for name, written in outputs.items()
+        for s in [*every_secret(), "hunter two"]
+        if s in written
+    }
+    assert not leaks
+    assert _fcbench("cases", "validate", str(out)).returncode == 0

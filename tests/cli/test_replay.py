@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from cli_run import fcbench
+from secret_samples import every_secret, one_text_of_each
 
 LOG = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "replay.openai-chat.jsonl"
 
@@ -107,3 +108,38 @@ def test_bad_input_exits_two(tmp_path: Path) -> None:
     assert f"{bad}:2: a log line must be a JSON object, not list" in result.stderr
     unknown = _replay(str(LOG), "--dialect", "openai-chat", "--target", "nowhere:model")
     assert unknown.returncode == 2 and "unknown endpoint 'nowhere'" in unknown.stderr
+
+
+def _log_with_secrets(path: Path) -> Path:
+    """The replay fixture with a text of every secret kind in two logged calls' arguments (both
+    disagree with sim-careful, so the report lists them), a logged text answer and a logged
+    provider error."""
+    lines = [json.loads(line) for line in LOG.read_text(encoding="utf-8").splitlines()]
+    text = one_text_of_each()
+    for index in (1, 3):
+        call = lines[index]["response"]["choices"][0]["message"]["tool_calls"][0]["function"]
+        call["arguments"] = json.dumps({**json.loads(call["arguments"]), "note": text})
+    lines[2]["response"]["choices"][0]["message"]["content"] = text
+    lines[5]["response"]["error"]["message"] = f"rejected: {text}"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_no_secret_of_any_kind_reaches_the_reports_the_exchanges_or_the_terminal(tmp_path: Path) -> None:
+    log = _log_with_secrets(tmp_path / "secrets.jsonl")
+    out = tmp_path / "replay"
+    shown = _replay(str(log), "--dialect", "openai-chat", "--target", "sim:sim-careful", "--out", str(out))
+    assert shown.returncode == 0, shown.stderr
+    as_json = _replay(str(log), "--dialect", "openai-chat", "--target", "sim:sim-careful", "--format", "json")
+    assert as_json.returncode == 0, as_json.stderr
+    data = json.loads(as_json.stdout)
+    assert {d["index"] for d in data["disagreements"]} == {1, 3, 4}  # the comparison saw the arguments
+    assert data["disagreements"][0]["diffs"][0]["kind"] == "missing"
+    written = {
+        name: (out / name).read_text(encoding="utf-8")
+        for name in ("replay.md", "replay.json", "exchanges.jsonl")
+    }
+    assert "[REDACTED]" in written["replay.json"] and "\\[REDACTED\\]" in written["replay.md"]
+    outputs = {**written, "stdout": shown.stdout + as_json.stdout, "stderr": shown.stderr + as_json.stderr}
+    leaks = {(name, secret) for name, text in outputs.items() for secret in every_secret() if secret in text}
+    assert not leaks

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 import subprocess
 import sys
 
@@ -51,3 +53,25 @@ def test_target_labels_print_as_written(tmp_path) -> None:  # type: ignore[no-un
         env={"COLUMNS": "200", "PATH": ""},
     )
     assert "sim:a:b:m" in proc.stdout and "🅱" not in proc.stdout, proc.stdout
+
+
+def test_an_mcp_servers_stderr_in_an_error_prints_no_escape_no_emoji_no_key(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    key = "sk-proj-" + "Zq4" * 10
+    script = (
+        "import sys; sys.stderr.write('\\x1b[2J\\x1b]8;;https://evil.example\\x07boom a:b:m \\x9b31m"
+        f"key {key} \\u202eend'); sys.exit(3)"
+    )
+    command = shlex.join([sys.executable, "-c", script])
+    proc = subprocess.run(
+        [sys.executable, "-m", "fcbench", "run", "-t", "sim:sim-careful", "--case", "types-01"]
+        + ["--repeats", "1", "--tools-from-mcp", command],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "could not list the server's tools" in proc.stderr and "boom a:b:m" in proc.stderr
+    assert not {"\x1b", "\x07", "\x9b", "\u202e"} & set(proc.stderr + proc.stdout), proc.stderr
+    assert "🅱" not in proc.stderr and key not in proc.stderr

@@ -81,11 +81,11 @@ def test_secrets_are_redacted_and_personal_data_flagged_never_silently_kept(tmp_
     greeting = cases["log-0003"]
     assert "[REDACTED]" in greeting["prompt"] and "sam@example.test" in greeting["prompt"]
     assert {"needs-review:secret", "needs-review:pii"} <= set(greeting["tags"])
-    assert "secret (openai_or_anthropic_key) redacted" in greeting["note"]
+    assert "secret (openai_key) redacted" in greeting["note"]
     assert cases["log-0004"]["tags"] == ["from-logs", "needs-review:pii"]
     assert cases["log-0001"]["tags"] == ["from-logs"]
     assert report.flagged == {
-        "log-0003": "secret (openai_or_anthropic_key) redacted; personal data kept: email 1, phone 1",
+        "log-0003": "secret (openai_key) redacted; personal data kept: email 1, phone 1",
         "log-0004": "personal data kept: email 3",
     }
     written = json.loads((folder / REPORT_FILE).read_text())

@@ -14,7 +14,10 @@ QUOTED = 'key-with-"quote"-and-\\-0123456789'
 
 texts = st.one_of(
     st.text(max_size=30),
-    st.sampled_from([KEY, QUOTED, f"xx{KEY}yy", KEY[:12], KEY[10:], f"{QUOTED[:14]}", "ünï\u2028"]),
+    st.sampled_from(
+        [KEY, QUOTED, f"xx{KEY}yy", KEY[:12], KEY[10:], f"{QUOTED[:14]}", "ünï\u2028", KEY.upper()]
+        + ["password", "max_tokens", "pwd=hunter22", "Bearer abcdefghijklmnop1234", "a://u:p@h", "AKIA"]
+    ),
 )
 values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), texts),
@@ -33,7 +36,13 @@ def walked(redactor: Redactor, value: Any, pieces: bool) -> Any:
 @settings(max_examples=300, deadline=None)
 @given(value=values)
 def test_the_fast_path_gives_what_the_walk_gives(value: Any) -> None:
-    for redactor in (Redactor([KEY]), Redactor([QUOTED]), Redactor([KEY, QUOTED])):
+    for redactor in (
+        Redactor([KEY]),
+        Redactor([QUOTED]),
+        Redactor([KEY, QUOTED]),
+        Redactor(patterns=True),
+        Redactor([KEY], patterns=True),
+    ):
         assert redactor.json(value) == walked(redactor, value, pieces=False)
         assert redactor.raw(value) == walked(redactor, value, pieces=True)
 
@@ -42,6 +51,7 @@ def test_a_value_without_secrets_is_returned_as_it_is() -> None:
     body = {"messages": [{"role": "user", "content": "hello"}], "tools": [{"name": "t"}]}
     assert Redactor([KEY]).json(body) is body
     assert Redactor([KEY]).raw(body) is body
+    assert Redactor([KEY], patterns=True).raw(body) is body
 
 
 def test_secrets_and_pieces_are_still_found() -> None:

@@ -160,18 +160,22 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = command(args=argv, standalone_mode=False)
     except FcbenchError as exc:
-        text = str(exc)
+        from fcbench.cli.output import error_text
+
+        text = error_text(str(exc))  # data in a message (an MCP server's stderr, a log line) is cleaned
         if len(text) > MAX_ERROR_CHARS:
             text = text[:MAX_ERROR_CHARS] + f"... ({len(text) - MAX_ERROR_CHARS} more characters)"
         message = f"[bold red]error:[/] {escape(text)}"
-        Console(stderr=True).print(message, markup=True, highlight=False, soft_wrap=True)
+        Console(stderr=True, emoji=False).print(message, markup=True, highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except OSError as exc:  # --out is a file, -o is a folder, the disk is full, ...
+        from fcbench.cli.output import error_text
+
         where = f"{exc.filename}: " if exc.filename else ""
-        Console(stderr=True).print(
-            f"[bold red]error:[/] {escape(where + (exc.strerror or str(exc)))}",
+        Console(stderr=True, emoji=False).print(
+            f"[bold red]error:[/] {escape(error_text(where + (exc.strerror or str(exc))))}",
             highlight=False,
             soft_wrap=True,
         )

@@ -57,13 +57,15 @@ def history(
         raise InputError("no runs here (no folder holds a manifest.json)", path=str(runs))
     if target is not None and not report.series:
         raise InputError(f"no target named {target!r} in these runs", path=str(runs))
-    err = Console(stderr=True, highlight=False)
+    from fcbench.cli.output import print_data
+
+    err = Console(stderr=True, highlight=False, emoji=False)
     if update_catalogue:
         summary = update(runs, found, scans)
-        err.print(
+        print_data(
+            err,
             f"catalogue {summary.path}: {len(summary.read)} run(s) read, {summary.unchanged} unchanged; "
             f"{summary.runs} runs, {summary.patterns} patterns",
-            markup=False,
         )
     path = catalogue_path(runs)
     report.catalogue = str(path) if path.is_file() else None
@@ -71,7 +73,7 @@ def history(
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
         return
     for line in report.skipped:
-        err.print(f"skipped {line}", markup=False)
+        print_data(err, f"skipped {line}")
     console = Console(highlight=False, emoji=False)
     _print_history(console, report)
     catalogue = load_catalogue(path)
@@ -84,12 +86,16 @@ def _change(point: Point) -> str:
 
 
 def _print_history(console: Console, report: History) -> None:
+    from fcbench.redact import sanitize
     from fcbench.report.common import fmt_rate, fmt_rate_ci
     from fcbench.report.fit import fitted
 
     for line in report.series:
-        console.print(Text(f"{line.name} ({line.mode}, suite {line.suite})", style="bold"))
-        rows = [[p.run_id, p.model, fmt_rate_ci(p.pass_rate, 0), _change(p)] for p in line.points]
+        console.print(Text(sanitize(f"{line.name} ({line.mode}, suite {line.suite})"), style="bold"))
+        rows = [
+            [sanitize(p.run_id), sanitize(p.model), fmt_rate_ci(p.pass_rate, 0), _change(p)]
+            for p in line.points
+        ]
         console.print(fitted(["Run", "Model", "Pass rate [95% CI]", "Change"], rows, width=console.width))
         for p in line.points:
             notes = []
@@ -106,20 +112,22 @@ def _print_history(console: Console, report: History) -> None:
             if p.coverage_loss.n:
                 codes = ", ".join(f"{code} {n}" for code, n in p.provider_errors.items())
                 notes.append(f"coverage loss {fmt_rate(p.coverage_loss)} ({codes})")
-            console.print(Text(f"{p.run_id}: " + "; ".join(notes), overflow="fold"))
+            console.print(Text(sanitize(f"{p.run_id}: " + "; ".join(notes)), overflow="fold"))
         console.print()
 
 
 def _print_catalogue(console: Console, catalogue: Catalogue, report: History) -> None:
+    from fcbench.redact import sanitize
+
     models = list(dict.fromkeys(p.model for line in report.series for p in line.points))
-    console.print(Text(f"Failure patterns ({report.catalogue})", style="bold", overflow="fold"))
+    console.print(Text(sanitize(f"Failure patterns ({report.catalogue})"), style="bold", overflow="fold"))
     for model in models:
         patterns = catalogue.for_model(model)
-        console.print(Text(f"{model}: {len(patterns)} patterns", style="italic"))
+        console.print(Text(sanitize(f"{model}: {len(patterns)} patterns"), style="italic"))
         for p in patterns[:PATTERNS_SHOWN]:
             runs = len(p.runs)
             seen = f"x{p.count} in {runs} run{'s' if runs != 1 else ''}"
-            console.print(Text(f"  {p.id}  {seen}  {p.label}", overflow="fold"))
+            console.print(Text(sanitize(f"  {p.id}  {seen}  {p.label}"), overflow="fold"))
     if not models:
         console.print("no target in these runs")
 

@@ -21,9 +21,10 @@ Written: ``suite.json``; ``system.txt`` holding the most common system prompt (t
 logged prompt differs are listed as warnings, with a ``note``; when no request had one, a neutral
 line, also warned); ``tools.core.json`` with the most common tool set and ``tools.logs-2.json``,
 ``tools.logs-3.json``, ... with the others, named from the cases; ``cases.jsonl``; and
-:data:`REPORT_FILE`. Secrets found anywhere in what is written are redacted (tag
-``needs-review:secret``); e-mail addresses and phone numbers in a case are kept and flagged (tag
-``needs-review:pii``); both are listed in the report.
+:data:`REPORT_FILE`. Secrets found anywhere in what is written (every kind of
+:data:`fcbench.redact.SECRET_PATTERNS`, string values under secret names) are redacted, in the
+report too (tag ``needs-review:secret``); e-mail addresses and phone numbers in a case are kept
+and flagged (tag ``needs-review:pii``); both are listed in the report.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from typing import Any, TypeVar
 from fcbench.contract import RefusalOutcome, TextOutcome, Tool, ToolCallsOutcome, UserMessage, canonical_json
 from fcbench.errors import InputError
 from fcbench.logs.entries import LogEntry, read_logs
-from fcbench.logs.scan import Findings, scan, strings_in
+from fcbench.logs.scan import Findings, scan_json
 from fcbench.redact import Redactor
 from fcbench.suite.checks import ToolContext, case_findings
 from fcbench.suite.loader import CASES_FILE, SUITE_FILE, SYSTEM_FILE, load_suite
@@ -159,7 +160,8 @@ def _expected(entry: LogEntry) -> tuple[dict[str, Any], str, list[str]] | Skippe
         return {"kind": "tools", "calls": calls, "order": "any"}, stratum, tags
     if isinstance(outcome, TextOutcome | RefusalOutcome):
         return {"kind": "text"}, NO_CALL, ["logged-refusal"] if isinstance(outcome, RefusalOutcome) else []
-    return Skipped(entry.where, "provider_error", f"{outcome.code}: {outcome.message[:200]}")
+    message = Redactor(patterns=True).text(outcome.message)  # before the cut, which could halve a key
+    return Skipped(entry.where, "provider_error", f"{outcome.code}: {message[:200]}")
 
 
 def _candidate(entry: LogEntry) -> _Candidate | Skipped:
@@ -304,9 +306,9 @@ def import_logs(
         note = [] if own == system else ["its logged system prompt differs from system.txt"]
         note += [f"left out of the logged request: {left}" for left in candidate.entry.request.notes]
         case = _case_dict(candidate, set_names[key], note)
-        findings = scan(strings_in(case))
+        findings = scan_json(case)
         secrets.update(findings.secret_values)
-        case = _flag(case, findings, Redactor(findings.secret_values))
+        case = _flag(case, findings, Redactor(findings.secret_values, patterns=True))
         if findings.describe():
             report.flagged[case["id"]] = findings.describe()
         rejected = [] if set_names[key] in broken else case_findings(Case.model_validate(case), context)
@@ -358,10 +360,10 @@ def _write_suite(
         {f"tools.{n}.json": {"tools": [t.model_dump(mode="json") for t in v]} for n, v in tool_sets.items()}
     )
     for label, value in shared.items():
-        findings = scan(strings_in(value))
+        findings = scan_json(value)
         if findings.secrets:
             report.flagged[label] = findings.describe()
-            shared[label] = Redactor(findings.secret_values).json(value)
+            shared[label] = Redactor(findings.secret_values, patterns=True).json(value)
             secrets.update(findings.secret_values)
     write_json(
         out / SUITE_FILE,
@@ -374,7 +376,8 @@ def _write_suite(
             write_json(out / label, value)
     lines = [json.dumps(case, ensure_ascii=False, separators=(",", ":")) for case in cases]
     (out / CASES_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    write_json(out / REPORT_FILE, Redactor(secrets).json(report.to_json()))  # skip details quote text
+    # skip details and bad lines quote logged text: every secret found and every documented kind go
+    write_json(out / REPORT_FILE, Redactor(secrets, patterns=True).json(report.to_json()))
     load_suite(out)
 
 

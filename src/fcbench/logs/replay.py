@@ -24,6 +24,12 @@ log line has one, the logged usage priced by :mod:`fcbench.pricing`, and the new
 The logged conversation, system prompt, tools and tool choice are sent as logged; sampling
 settings are the replay's own (:class:`ReplayOptions`: temperature 0, 1024 output tokens), the
 same for every request, so two targets replayed from one log are asked alike.
+
+Nothing secret leaves a replay: requests are compared as sent and answered (the transport
+redacts only the API key and the secrets found in the logs, so a comparison sees the target's own
+values), then every comparison and every raw exchange is redacted once more with the documented
+secret kinds as well (:class:`~fcbench.redact.Redactor` with ``patterns``) before a report, a
+file or the terminal sees it.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from fcbench.grading.inputs import ArgumentSpec
 from fcbench.grading.key import normalised_outcome_key
 from fcbench.grading.semantics import compare_arguments
 from fcbench.logs.entries import LogEntry
-from fcbench.logs.scan import scan, strings_in
+from fcbench.logs.scan import scan_json
 from fcbench.metrics.models import Rate
 from fcbench.metrics.stats import percentile
 from fcbench.pricing import PriceTable
@@ -252,11 +258,13 @@ async def replay(
     """
     options = options or ReplayOptions()
     prices = prices or PriceTable()
-    found = scan(text for entry in entries for text in strings_in(entry.raw_request))
+    logged = [[e.raw_request, e.turn.outcome.model_dump(mode="json")] for e in entries]
+    secrets = [api_key, *scan_json(logged).secret_values]
+    shown = Redactor(secrets, patterns=True)
     transport = Transport(
         timeout_s=options.timeout_s,
         retry=RetryPolicy(max_retries=options.max_retries, budget=len(entries) // 10 + 20),
-        redactor=Redactor([api_key, *found.secret_values]),
+        redactor=Redactor(secrets),
         concurrency=options.concurrency,
         limits=Limits(),
     )
@@ -299,7 +307,7 @@ async def replay(
         record_dir.mkdir(parents=True, exist_ok=True)
         with (record_dir / EXCHANGES_FILE).open("w", encoding="utf-8") as handle:
             for _, raw in results:
-                handle.write(json.dumps(raw, ensure_ascii=False, default=str) + "\n")
+                handle.write(json.dumps(shown.raw(raw), ensure_ascii=False, default=str) + "\n")
     skipped = len(entries) - len(chosen)
     return ReplayReport(
         target=target.label,
@@ -307,8 +315,31 @@ async def replay(
         target_dialect=target.endpoint.dialect,
         files=list(files),
         requests=len(entries),
-        comparisons=[c for c, _ in results],
+        comparisons=[redacted(c, shown) for c, _ in results],
         not_replayed={"logged provider error": skipped} if skipped else {},
+    )
+
+
+def redacted(comparison: Comparison, redactor: Redactor) -> Comparison:
+    """``comparison`` with every secret ``redactor`` knows (and its pieces) out of both outcomes,
+    the argument differences and the place it was logged (decided on before: the flags stay)."""
+
+    def side(value: Side) -> Side:
+        outcome = value.outcome
+        return replace(
+            value, outcome=type(outcome).model_validate(redactor.raw(outcome.model_dump(mode="json")))
+        )
+
+    diffs = [
+        ArgumentDiff(redactor.text(d.key), d.kind, redactor.raw(d.logged), redactor.raw(d.new))
+        for d in comparison.diffs
+    ]
+    return replace(
+        comparison,
+        where=redactor.text(comparison.where),
+        logged=side(comparison.logged),
+        new=side(comparison.new),
+        diffs=diffs,
     )
 
 
@@ -330,5 +361,6 @@ __all__ = [
     "decision",
     "latency_summary",
     "logged_side",
+    "redacted",
     "replay",
 ]

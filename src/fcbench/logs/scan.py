@@ -1,6 +1,7 @@
 """Find secrets and obvious personal data in logged text, for review before a case is kept.
 
-Secrets (API-key-like strings) are redacted with :class:`~fcbench.redact.Redactor` once found;
+Secrets (every kind of :data:`fcbench.redact.SECRET_PATTERNS`, and string values under a name
+that says secret) are redacted with :class:`~fcbench.redact.Redactor` once found;
 personal data (e-mail addresses, phone numbers) is kept and flagged, since the prompt may need
 it to mean anything. The patterns are deliberately plain: they find the obvious, and everything
 they find goes to a person (``fcbench cases review``), so a false alarm costs one look.
@@ -13,15 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-SECRET_PATTERNS: Mapping[str, re.Pattern[str]] = {
-    "openai_or_anthropic_key": re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"),
-    "google_api_key": re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"),
-    "bearer_token": re.compile(r"\b[Bb]earer\s+[A-Za-z0-9._~+/-]{16,}=*"),
-    "github_token": re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
-    "slack_token": re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-    "aws_access_key": re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-}
-"""Kind -> pattern of an API-key-like string (redacted wherever it appears)."""
+from fcbench.redact import is_secret_name, pattern_secrets
 
 PII_PATTERNS: Mapping[str, re.Pattern[str]] = {
     "email": re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"),
@@ -80,15 +73,34 @@ def strings_in(value: Any) -> Iterator[str]:
             yield from strings_in(item)
 
 
-def scan(texts: Iterable[str]) -> Findings:
-    """Secrets and personal data in ``texts``."""
+def named_secrets(value: Any) -> Iterator[str]:
+    """Every non-empty string value, inside a JSON value, of a key whose name says secret."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str) and item and isinstance(key, str) and is_secret_name(key):
+                yield item
+            else:
+                yield from named_secrets(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from named_secrets(item)
+
+
+def scan_json(value: Any) -> Findings:
+    """Secrets and personal data in the strings of a JSON value (:func:`scan`), and the string
+    values of keys named like secrets (kind ``secret_assignment``)."""
+    return scan(strings_in(value), named=named_secrets(value))
+
+
+def scan(texts: Iterable[str], named: Iterable[str] = ()) -> Findings:
+    """Secrets and personal data in ``texts``; ``named`` are values known to be secret by their name."""
     secrets: dict[str, set[str]] = {}
     pii: dict[str, int] = {}
+    for value in named:
+        secrets.setdefault("secret_assignment", set()).add(value)
     for text in texts:
-        for kind, pattern in SECRET_PATTERNS.items():
-            found = set(pattern.findall(text))
-            if found:
-                secrets.setdefault(kind, set()).update(found)
+        for kind, found in pattern_secrets(text):
+            secrets.setdefault(kind, set()).add(found)
         masked = text
         for values in secrets.values():
             for value in values:
@@ -100,4 +112,13 @@ def scan(texts: Iterable[str]) -> Findings:
     return Findings({k: sorted(v) for k, v in sorted(secrets.items())}, dict(sorted(pii.items())))
 
 
-__all__ = ["PII_PATTERNS", "PII_TAG", "SECRET_PATTERNS", "SECRET_TAG", "Findings", "scan", "strings_in"]
+__all__ = [
+    "PII_PATTERNS",
+    "PII_TAG",
+    "SECRET_TAG",
+    "Findings",
+    "named_secrets",
+    "scan",
+    "scan_json",
+    "strings_in",
+]

@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
+from fcbench.redact import sanitize
 from fcbench.report.fit import fitted
 
 if TYPE_CHECKING:  # the metrics stack loads only for a summary, not for every verb printing data
     from fcbench.metrics import Rate, RunMetrics
 
-_UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-"""C0 and C1 control characters (ESC, CSI, BEL, CR, LF, ...): data never moves the terminal's cursor."""
-
 
 def terminal_text(text: object) -> str:
     """Untrusted text (case ids, tags, target labels, provider messages) safe to print with rich:
-    control characters dropped (so no ANSI or OSC-8 sequence reaches the terminal) and rich
-    markup escaped. Print it on a console made by :func:`data_console` (emoji codes off)."""
-    return escape(_UNSAFE.sub("", str(text)))
+    cleaned by the one :func:`~fcbench.redact.sanitize` (no ANSI or OSC-8 sequence reaches the
+    terminal) and rich markup escaped. Print it on a console made by :func:`data_console` (emoji
+    codes off)."""
+    return escape(sanitize(str(text)))
 
 
 def data_console(*, stderr: bool = False) -> Console:
@@ -53,8 +51,8 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     )
     rows = [
         (
-            _UNSAFE.sub("", t.target),
-            _UNSAFE.sub("", t.mode),
+            sanitize(t.target),
+            sanitize(t.mode),
             str(t.observed),
             str(sum(t.provider_errors.values())),
             _cell(t.selection_accuracy),

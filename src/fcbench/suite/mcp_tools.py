@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from fcbench.contract import Tool
 from fcbench.errors import CaseError
+from fcbench.redact import sanitize
 from fcbench.suite.checks import ToolContext
 from fcbench.suite.imports import ToolImport, json_sha256, read_tool_list
 
@@ -101,7 +102,7 @@ def fetch_tool_set(source: str) -> SourcedTools:
             server, tools = anyio.run(_listing, argv, errlog)
         except Exception as exc:  # the server failed to start, crashed, timed out or spoke badly
             errlog.seek(0)
-            tail = errlog.read()[-800:].strip()
+            tail = sanitize(errlog.read()[-800:]).strip()  # the server's bytes, never a terminal's codes
             reason = _reason(exc)
             raise CaseError(
                 f"could not list the server's tools: {reason}"
