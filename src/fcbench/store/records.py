@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Iterator, Mapping
 from concurrent import futures
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -383,10 +384,19 @@ def is_record(data: Any) -> bool:
     )
 
 
-def iter_record_dicts(path: Path) -> Iterator[dict[str, Any]]:
+@dataclass
+class DamagedLines:
+    """Counts the complete lines of a records file that a reader skipped as damaged."""
+
+    count: int = 0
+    """Lines that are not JSON (or nest too deeply to decode), or JSON that is no record."""
+
+
+def iter_record_dicts(path: Path, damaged: DamagedLines | None = None) -> Iterator[dict[str, Any]]:
     """Yield each complete record line as decoded JSON (check it with :func:`is_record`).
 
-    A torn last line (a killed writer) ends the file; a line that is not JSON is skipped.
+    A torn last line (a killed writer) ends the file; a line that is not JSON is skipped (and
+    counted in ``damaged`` when given).
     """
     if not path.exists():
         return
@@ -397,7 +407,8 @@ def iter_record_dicts(path: Path) -> Iterator[dict[str, Any]]:
             try:
                 yield json.loads(raw)
             except (ValueError, RecursionError):
-                continue
+                if damaged is not None:
+                    damaged.count += 1
 
 
 def iter_records(path: Path) -> Iterator[Record]:
