@@ -19,9 +19,12 @@ def merge_command(
     """
     from fcbench.store.merge import merge_runs
 
-    manifest = merge_runs(runs, out)
-    Console().print(
-        f"merged {len(runs)} shards, {manifest.planned} planned observations -> {out}", highlight=False
+    merged = merge_runs(runs, out)
+    console = Console()
+    for shard, count in merged.damaged.items():
+        console.print(f"warning: {count} damaged record lines skipped in {shard}", highlight=False)
+    console.print(
+        f"merged {len(runs)} shards, {merged.manifest.planned} planned observations -> {out}", highlight=False
     )
 
 

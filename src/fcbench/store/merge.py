@@ -3,7 +3,8 @@
 The shards must share everything pinned in the manifest except the shard itself, and together
 cover every shard 1..N exactly once. The merged run's records are ordered by ``seq`` and its
 manifest is the shards' manifest with ``shard`` cleared and ``planned`` summed, so it reports
-exactly like an unsharded run.
+exactly like an unsharded run. A shard's record line that is not JSON, or JSON that is no record,
+is skipped and counted (:attr:`Merged.damaged`), never copied and never silently dropped.
 """
 
 from __future__ import annotations
@@ -11,13 +12,16 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fcbench.errors import RunStateError
 from fcbench.store.blobs import BLOBS_FILE, iter_blobs
 from fcbench.store.records import (
     RECORDS_FILE,
+    DamagedLines,
     Manifest,
+    is_record,
     iter_record_dicts,
     read_manifest,
     write_manifest,
@@ -72,8 +76,18 @@ def _sum_planned_by(manifests: Sequence[Manifest]) -> dict[str, dict[str, int]]:
     return total
 
 
-def merge_runs(run_dirs: Sequence[Path], out_dir: Path) -> Manifest:
-    """Merge shard directories into ``out_dir`` and return the merged manifest."""
+@dataclass(frozen=True)
+class Merged:
+    """What a merge wrote."""
+
+    manifest: Manifest
+    """The merged run's manifest."""
+    damaged: dict[Path, int] = field(default_factory=dict)
+    """Shard directory -> record lines skipped as damaged (shards with none are left out)."""
+
+
+def merge_runs(run_dirs: Sequence[Path], out_dir: Path) -> Merged:
+    """Merge shard directories into ``out_dir``; the merged manifest and the damaged lines skipped."""
     if not run_dirs:
         raise RunStateError("give at least one shard directory")
     manifests = [(d, read_manifest(d)) for d in run_dirs]
@@ -85,13 +99,20 @@ def merge_runs(run_dirs: Sequence[Path], out_dir: Path) -> Manifest:
     run_id = out_dir.name
     lines: list[tuple[int, str]] = []
     seen: set[int] = set()
+    damaged: dict[Path, int] = {}
     for run_dir, _ in manifests:
-        for data in iter_record_dicts(run_dir / RECORDS_FILE):
+        skipped = DamagedLines()
+        for data in iter_record_dicts(run_dir / RECORDS_FILE, skipped):
+            if not is_record(data) or not isinstance(data.get("seq"), int) or isinstance(data["seq"], bool):
+                skipped.count += 1
+                continue
             if data["seq"] in seen:
                 raise RunStateError(f"{run_dir}: observation seq {data['seq']} appears in two shards")
             seen.add(data["seq"])
             data["run_id"] = run_id
             lines.append((data["seq"], json.dumps(data, ensure_ascii=False, separators=(",", ":"))))
+        if skipped.count:
+            damaged[run_dir] = skipped.count
     lines.sort()
     with (out_dir / RECORDS_FILE).open("w", encoding="utf-8") as fh:
         fh.writelines(line + "\n" for _, line in lines)
@@ -114,4 +135,4 @@ def merge_runs(run_dirs: Sequence[Path], out_dir: Path) -> Manifest:
         }
     )
     write_manifest(out_dir, merged)
-    return merged
+    return Merged(merged, damaged)
