@@ -29,6 +29,7 @@ from fcbench.endpoints import (
     target_label,
 )
 from fcbench.errors import ConfigError
+from fcbench.files import open_user_file
 
 CREDENTIAL_HEADER = re.compile(
     r"auth|api[-_]?key|token|secret|cookie|password|session|subscription[-_]key|signature", re.IGNORECASE
@@ -344,6 +345,24 @@ def _key_path(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc) or "(root)"
 
 
+def _read_config_text(path: Path) -> str:
+    """The text of the config file ``path``: a regular file (a FIFO or a device is refused, never
+    waited on) of at most :data:`MAX_CONFIG_BYTES`, in UTF-8."""
+    try:
+        with open_user_file(path) as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError as exc:
+        raise ConfigError("config file not found", path=str(path)) from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot be read: {exc.strerror or exc}", path=str(path)) from exc
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"larger than {MAX_CONFIG_BYTES} bytes; not a config", path=str(path))
+    try:
+        return str(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=str(path)) from exc
+
+
 def load_config(
     path: Path | None, overrides: dict[str, Any] | None = None, *, base: dict[str, Any] | None = None
 ) -> RunConfig:
@@ -354,17 +373,8 @@ def load_config(
     data: dict[str, Any] = dict(base or {})
     where = str(path) if path else "command line"
     if path is not None:
+        text = _read_config_text(path)
         try:
-            text = path.read_text(encoding="utf-8-sig")
-        except FileNotFoundError as exc:
-            raise ConfigError("config file not found", path=str(path)) from exc
-        except OSError as exc:
-            raise ConfigError(f"cannot be read: {exc.strerror or exc}", path=str(path)) from exc
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=str(path)) from exc
-        try:
-            if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
-                raise ConfigError(f"larger than {MAX_CONFIG_BYTES} bytes; not a config", path=str(path))
             loaded = yaml.load(text, Loader=_StrictYamlLoader) if text.strip() else None  # noqa: S506
             if _too_many_values(loaded):
                 raise ConfigError(

@@ -62,6 +62,8 @@ def _open_regular(path: Path, mode: str, *, follow: bool, error: type[FcbenchErr
         fd = os.open(path, flags, 0o644)
     except FileNotFoundError:
         raise
+    except NotADirectoryError as exc:  # a path below a file: no such file either
+        raise FileNotFoundError(exc.errno, exc.strerror, str(path)) from None
     except OSError as exc:
         raise _refusal(path, exc, follow=follow, error=error) from None
     try:

@@ -4,6 +4,7 @@ when it grew. Run directories are built with the real record writer."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,62 @@ def test_the_report_section_names_known_patterns_and_survives_a_broken_catalogue
     assert f"| mock:m-loose | `{pattern_id}` | writes numbers as strings in \\`weight\\_grams\\`" in section
     catalogue_path(tmp_path).write_text("[]", encoding="utf-8")
     assert "The catalogue could not be read" in known_patterns_section(run_dir)
+
+
+class EditWhileScanning(dict[str, object]):
+    """The ``scans`` of an updater that, while it reads its run, lets a person edit the catalogue
+    and a second updater start; it then waits (up to a second) for that updater to finish."""
+
+    def __init__(self, path: Path, scanning: threading.Event, other_done: threading.Event) -> None:
+        super().__init__()
+        self._path, self._scanning, self._other_done = path, scanning, other_done
+
+    def __bool__(self) -> bool:
+        return True
+
+    def get(self, key: str, default: object = None) -> object:
+        data = json.loads(self._path.read_text(encoding="utf-8"))
+        for p in data["patterns"]:
+            if p["fields"].get("key") == "weight_grams":
+                p.update(title="String weights", note="written during an update")
+        self._path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        self._scanning.set()
+        self._other_done.wait(timeout=1.0)  # with a lock the other updater waits for this one
+        return default
+
+
+def test_two_concurrent_updaters_and_a_human_edit_lose_nothing(tmp_path: Path) -> None:
+    from fcbench.history.runs import find_runs
+
+    loose_run(tmp_path, "run-1")
+    update_catalogue(tmp_path)
+    loose_run(tmp_path, "run-2")
+    loose_run(tmp_path, "run-3", failing=1)
+    found = {run.manifest.run_id: run for run in find_runs(tmp_path).runs}
+    path = catalogue_path(tmp_path)
+    scanning, b_done = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def updater(run_id: str, scans: dict[str, object] | None, done: threading.Event | None) -> None:
+        try:
+            update_catalogue(tmp_path, [found[run_id]], scans)  # type: ignore[arg-type]
+        except BaseException as exc:  # noqa: BLE001 - reported by the test below
+            errors.append(exc)
+        finally:
+            if done is not None:
+                done.set()
+
+    a = threading.Thread(target=updater, args=("run-2", EditWhileScanning(path, scanning, b_done), None))
+    a.start()
+    assert scanning.wait(timeout=60), errors
+    b = threading.Thread(target=updater, args=("run-3", None, b_done))
+    b.start()
+    a.join(timeout=60)
+    b.join(timeout=60)
+    assert not errors, errors
+    catalogue = load_catalogue(path)
+    assert catalogue is not None and set(catalogue.runs) == {"run-1", "run-2", "run-3"}
+    pattern = string_weight(tmp_path)
+    assert (pattern["title"], pattern["note"]) == ("String weights", "written during an update")
+    assert pattern["runs"] == {"run-1": 2, "run-2": 2, "run-3": 1}
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith((".tmp", ".partial"))] == []

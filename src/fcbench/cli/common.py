@@ -8,12 +8,14 @@ import os
 import signal
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from fcbench.endpoints import RunningService
+from fcbench.files import check_user_path
 from fcbench.report.terminal import terminal_text
 from fcbench.run import ProgressSink
 from fcbench.run.plan import Target
@@ -93,6 +95,19 @@ class LineProgress(ProgressSink):
 def progress_sink(console: Console) -> ProgressSink:
     """A progress bar on a terminal, progress lines otherwise (piped output, CI logs)."""
     return RichProgress(console) if console.is_terminal else LineProgress(console)
+
+
+def check_input_paths(suite: str | None) -> None:
+    """Refuse a suite path that is, or whose folder holds, a FIFO, device or socket (reading one would
+    hang or never end) with an :class:`~fcbench.errors.InputError` naming it; a built-in suite name
+    or a missing path is left to the loader."""
+    if not suite:
+        return
+    path = Path(suite)
+    check_user_path(path)
+    if path.is_dir():
+        for entry in sorted(path.iterdir()):
+            check_user_path(entry)
 
 
 @dataclass

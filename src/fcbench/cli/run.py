@@ -58,7 +58,13 @@ def run_command(
     ] = None,
     out: Annotated[Path, typer.Option(help="Folder that receives runs/<run_id>/.")] = Path("runs"),
     seed: Annotated[int | None, typer.Option(help="Seed passed to providers that accept one.")] = None,
-    resume: Annotated[Path | None, typer.Option(help="Continue a stopped run directory.")] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            help="Continue a stopped run directory. Its plan is read as data; endpoints, headers and "
+            "MCP tools come only from your own --config and flags (or the built-ins)."
+        ),
+    ] = None,
     shard: Annotated[str | None, typer.Option(help="Run only slice I/N of the plan.")] = None,
     mock_latency_ms: Annotated[int, typer.Option(help="Latency of the embedded mock provider.")] = 0,
     mock_faults: Annotated[
@@ -108,11 +114,11 @@ def run_command(
     """
     import asyncio
 
-    from fcbench.cli.common import interruptible, managed_services, progress_sink
+    from fcbench.cli.common import check_input_paths, interruptible, managed_services, progress_sink
     from fcbench.config import load_config
     from fcbench.report.gate import check_gate
     from fcbench.report.terminal import data_console, print_summary, terminal_text
-    from fcbench.run import estimate, execute, prepare, stored_config
+    from fcbench.run import estimate, execute, prepare, resume_base
     from fcbench.run.plan import Shard
 
     overrides = {
@@ -136,14 +142,20 @@ def run_command(
         "gate.min_pass_rate_by_tag": rate_pairs(min_tag_pass_rate, "--min-tag-pass-rate"),
         "gate.fail_fast": fail_fast,
     }
-    base = stored_config(resume).model_dump(by_alias=False) if resume is not None and config is None else None
-    cfg = load_config(config, overrides, base=base)
+    # A resume without --config takes the plan of the directory's config.json, never its endpoints,
+    # headers or MCP commands (see fcbench.run.pins); with --config, the user's file is the config.
+    stored = resume_base(resume) if resume is not None and config is None else None
+    cfg = load_config(config, overrides, base=stored.data if stored else None)
+    check_input_paths(cfg.suite)
     shard_spec = Shard.parse(shard) if shard else None
+    left_out = stored.left_out if stored else []
     if dry_run:
-        plan = prepare(cfg, out_root=out, resume_dir=resume, shard=shard_spec, check_keys=False)
+        plan = prepare(
+            cfg, out_root=out, resume_dir=resume, shard=shard_spec, check_keys=False, left_out=left_out
+        )
         print_estimate(data_console(), estimate(plan))
         return
-    spec = prepare(cfg, out_root=out, resume_dir=resume, shard=shard_spec)
+    spec = prepare(cfg, out_root=out, resume_dir=resume, shard=shard_spec, left_out=left_out)
     console = data_console(stderr=True)
     sink = progress_sink(console) if progress else None
     with (

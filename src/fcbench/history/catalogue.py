@@ -10,7 +10,6 @@ them, and keep an annotated pattern even when no run shows it any more.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,11 +18,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fcbench.endpoints import label_of
 from fcbench.errors import InputError
+from fcbench.files import open_user_file, write_replacing
 from fcbench.history.patterns import PATTERN_KINDS, PatternKey, describe
 from fcbench.history.runs import FoundRun, find_runs, records_size
 from fcbench.history.scan import EXAMPLES, RunScan, scan_run
+from fcbench.store.lock import held_lock
 
 CATALOGUE_FILE = "catalogue.json"
+LOCK_FILE = ".catalogue.lock"
+"""Held by an update of the catalogue beside it, so two updaters never interleave."""
 CATALOGUE_VERSION = "1"
 
 
@@ -125,11 +128,15 @@ def catalogue_path(root: Path) -> Path:
 
 
 def load_catalogue(path: Path) -> Catalogue | None:
-    """The catalogue at ``path``; None when there is none. A file that is not a catalogue is an error."""
-    if not path.is_file():
+    """The catalogue at ``path``; None when there is none. A file that is not a catalogue (or not a
+    regular file) is an error."""
+    try:
+        with open_user_file(path) as fh:
+            data = fh.read()
+    except FileNotFoundError:
         return None
     try:
-        return Catalogue.model_validate_json(path.read_bytes())
+        return Catalogue.model_validate_json(data)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"]) or "(root)"
@@ -137,10 +144,8 @@ def load_catalogue(path: Path) -> Catalogue | None:
 
 
 def save_catalogue(path: Path, catalogue: Catalogue) -> None:
-    """Write the catalogue atomically (a temporary file, then a rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(catalogue.model_dump_json(indent=2, exclude_none=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Write the catalogue atomically (:func:`~fcbench.files.write_replacing`)."""
+    write_replacing(path, catalogue.model_dump_json(indent=2, exclude_none=False) + "\n")
 
 
 class UpdateSummary(BaseModel):
@@ -166,9 +171,19 @@ def update_catalogue(
     """Fold the runs under ``root`` that are new or grew into ``root``'s catalogue and save it.
 
     ``found`` are the runs (default: :func:`find_runs`); ``scans`` holds passes already made over
-    some of them, by run id, so they are not read twice."""
+    some of them, by run id, so they are not read twice.
+
+    Two updaters never interleave: the update holds :data:`LOCK_FILE` beside the catalogue (a second
+    one waits for it). A person editing the file meanwhile takes no lock, so just before writing the
+    file is read again and every title, note or other key changed since the update began is kept."""
+    with held_lock(root / LOCK_FILE, wait=True):
+        return _update(root, found, scans)
+
+
+def _update(root: Path, found: list[FoundRun] | None, scans: dict[str, RunScan] | None) -> UpdateSummary:
     path = catalogue_path(root)
-    catalogue = load_catalogue(path) or Catalogue()
+    began = load_catalogue(path) or Catalogue()
+    catalogue = began.model_copy(deep=True)
     runs = found if found is not None else find_runs(root).runs
     summary = UpdateSummary(path=str(path))
     by_id = {p.id: p for p in catalogue.patterns}
@@ -191,11 +206,29 @@ def update_catalogue(
             models=sorted({str(t.get("model")) for t in manifest.targets}),
         )
         summary.read.append(manifest.run_id)
+    _keep_human_edits(by_id, began, load_catalogue(path))
     catalogue.patterns = _finish(by_id.values(), catalogue.runs)
     catalogue.updated_at = datetime.now(UTC).isoformat(timespec="seconds")
     save_catalogue(path, catalogue)
     summary.runs, summary.patterns = len(catalogue.runs), len(catalogue.patterns)
     return summary
+
+
+def _annotations(pattern: Pattern | None) -> tuple[object, ...]:
+    """What a person writes on a pattern: title, note and any other key."""
+    return (None, None, {}) if pattern is None else (pattern.title, pattern.note, pattern.model_extra or {})
+
+
+def _keep_human_edits(by_id: dict[str, Pattern], began: Catalogue, now: Catalogue | None) -> None:
+    """Apply to ``by_id`` the annotations of ``now`` (the file as it is) that changed since ``began``
+    (the file when the update began): a person's edit made during the update."""
+    before = {p.id: p for p in began.patterns}
+    for edited in now.patterns if now is not None else []:
+        if _annotations(edited) == _annotations(before.get(edited.id)):
+            continue
+        pattern = by_id.setdefault(edited.id, edited)
+        pattern.title, pattern.note = edited.title, edited.note
+        pattern.__pydantic_extra__ = dict(edited.model_extra or {})
 
 
 def _relative(path: Path, root: Path) -> str:

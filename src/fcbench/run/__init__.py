@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,19 +26,20 @@ from fcbench import __version__
 from fcbench.config import RunConfig, TargetSettings
 from fcbench.contract import MODES
 from fcbench.endpoints import (
-    MANAGED_SERVICE_NAMES,
     Endpoint,
     RunningService,
     all_endpoints,
     parse_target,
     target_label,
 )
-from fcbench.errors import ConfigError, RunStateError
+from fcbench.errors import ConfigError, RunStateError, TargetError
+from fcbench.files import write_replacing
 from fcbench.grading.recovery import effective_spec
 from fcbench.pricing import PriceTable
 from fcbench.redact import Redactor
 from fcbench.run.modes import observe
 from fcbench.run.observe import ObservationContext, RequestHeaders, TurnRequest, now_iso
+from fcbench.run.pins import CONFIG_FILE, check_pinned, not_taken, pinned_target, resume_base
 from fcbench.run.plan import Planned, Shard, Target, build_plan, execution_order, planned_by, select_cases
 from fcbench.run.pool import FailFast, ProgressSink, run_plan
 from fcbench.schema.validate import ValidatorCache
@@ -56,9 +57,6 @@ from fcbench.store.records import (
 from fcbench.suite.imports import text_sha256
 from fcbench.suite.loader import Suite, load_suite
 from fcbench.transport import Limits, RetryPolicy, Transport
-
-CONFIG_FILE = "config.json"
-"""The effective config of a run, beside its manifest (``--resume`` without ``--config`` reads it)."""
 
 
 @dataclass
@@ -141,13 +139,28 @@ def prepare(
     requests: Mapping[str, TurnRequest] | None = None,
     filters: dict[str, Any] | None = None,
     check_keys: bool = True,
+    left_out: Sequence[str] = (),
 ) -> RunSpec:
-    """Load the suite (unless given), resolve targets and keys (before any request), choose the run directory.
+    """Resolve targets, load the suite (unless given) and keys (before any request), choose the run directory.
 
     ``suite``, ``requests`` and ``filters`` are for runs whose cases are not a suite on disk
     (compat probes: one request shape per case id). ``check_keys=False`` skips the API keys (a
-    dry run sends nothing).
+    dry run sends nothing). A resume (``resume_dir``) is checked against the directory's pins
+    first (:func:`~fcbench.run.pins.check_pinned`; ``left_out``: what :func:`resume_base` left
+    out of its config), a dry run too.
     """
+    try:
+        pairs = resolve_targets(config)
+    except TargetError as exc:
+        if resume_dir is not None and left_out:  # an endpoint the directory defined, not taken
+            raise not_taken(resume_dir, left_out, str(exc)) from None
+        raise
+    settings = config.target_settings()
+    targets = [Target(e, m, settings.get(target_label(e.name, m), TargetSettings())) for e, m in pairs]
+    pins = None
+    if resume_dir is not None:  # where the requests would go is checked before anything runs
+        pins = read_manifest(resume_dir)
+        check_pinned(resume_dir, pins, targets=targets, hashes={}, left_out=left_out)
     suite = suite if suite is not None else load_suite(config.suite, config.tools_from_mcp)
     if config.dataset_version and config.dataset_version != suite.info.dataset_version:
         raise ConfigError(
@@ -155,19 +168,24 @@ def prepare(
             f"{suite.info.dataset_version}",
             key="datasetVersion",
         )
-    pairs = resolve_targets(config)
     api_keys = {endpoint.name: endpoint.api_key() for endpoint, _ in pairs} if check_keys else {}
-    settings = config.target_settings()
-    targets = [Target(e, m, settings.get(target_label(e.name, m), TargetSettings())) for e, m in pairs]
-    shapes = dict(requests or {})
-    if resume_dir is not None:
-        run_id, run_dir = read_manifest(resume_dir).run_id, resume_dir
-    else:
-        run_id = new_run_id()
-        run_dir = out_root / run_id
-    return RunSpec(
-        config, suite, targets, run_dir, run_id, shard, resume_dir is not None, api_keys, shapes, filters
+    run_id = pins.run_id if pins is not None else new_run_id()
+    run_dir = resume_dir if resume_dir is not None else out_root / run_id
+    spec = RunSpec(
+        config,
+        suite,
+        targets,
+        run_dir,
+        run_id,
+        shard,
+        resume_dir is not None,
+        api_keys,
+        dict(requests or {}),
+        filters,
     )
+    if pins is not None:
+        check_pinned(run_dir, pins, targets=None, hashes=_hashes(spec), left_out=left_out)
+    return spec
 
 
 @dataclass(frozen=True)
@@ -254,28 +272,6 @@ def _service_url(target: Target, running: Mapping[str, RunningService]) -> str |
     return service.url if service is not None else None
 
 
-def _pinned_target(t: Target, name: str, running: Mapping[str, RunningService]) -> dict[str, Any]:
-    key = t.endpoint.service_key(t.model)
-    entry: dict[str, Any] = {
-        "name": name,
-        "label": t.label,
-        "endpoint": t.endpoint.name,
-        "dialect": t.endpoint.dialect,
-        "model": t.model,
-        "base_url": MANAGED_SERVICE_NAMES.get(t.endpoint.managed or "", t.endpoint.base_urls),
-        "auth": t.endpoint.auth,
-    }
-    if t.endpoint.api_version:
-        entry["api_version"] = t.endpoint.api_version
-    own = t.settings.model_dump(exclude_defaults=True)
-    if own:
-        entry["settings"] = own
-    service = running.get(key) if key is not None else None
-    if service is not None and service.pins:
-        entry["service"] = dict(service.pins)
-    return entry
-
-
 def _manifest(
     spec: RunSpec, plan: list[Planned], pinned: list[Target], running: Mapping[str, RunningService]
 ) -> Manifest:
@@ -289,7 +285,7 @@ def _manifest(
         dataset_version=spec.suite.info.dataset_version,
         dataset_hash=spec.suite.dataset_hash,
         config_hash=config.hash(),
-        targets=[_pinned_target(t, names.get(t.label, t.label), running) for t in pinned],
+        targets=[pinned_target(t, names.get(t.label, t.label), running) for t in pinned],
         modes=list(config.modes),
         repeats=config.repeats,
         temperature=config.temperature,
@@ -314,15 +310,13 @@ def _manifest(
     )
 
 
-def _check_resumable(spec: RunSpec, fresh: Manifest) -> Manifest:
-    old = read_manifest(spec.run_dir)
-    for name in ("dataset_hash", "config_hash", "shard"):
-        if getattr(old, name) != getattr(fresh, name):
-            raise RunStateError(
-                f"{spec.run_dir}: cannot resume: {name} differs from the run's manifest "
-                f"({getattr(old, name)} != {getattr(fresh, name)}); start a new run instead"
-            )
-    return old
+def _hashes(spec: RunSpec) -> dict[str, object]:
+    """What a resume must agree on besides the targets: the data, the measured config, the shard."""
+    return {
+        "dataset_hash": spec.suite.dataset_hash,
+        "config_hash": spec.config.hash(),
+        "shard": str(spec.shard) if spec.shard else None,
+    }
 
 
 def recorded_keys(run_dir: Path) -> set[ObservationKey]:
@@ -356,9 +350,12 @@ async def execute(
     spec.run_dir.mkdir(parents=True, exist_ok=True)
     with run_dir_lock(spec.run_dir):
         if spec.resume:
-            manifest = _check_resumable(spec, manifest)
+            manifest = read_manifest(spec.run_dir)
+            check_pinned(spec.run_dir, manifest, targets=pinned, hashes=_hashes(spec))
         else:
-            (spec.run_dir / CONFIG_FILE).write_text(config.model_dump_json(indent=2, by_alias=False) + "\n")
+            write_replacing(
+                spec.run_dir / CONFIG_FILE, config.model_dump_json(indent=2, by_alias=False) + "\n"
+            )
             write_manifest(spec.run_dir, manifest)
         done = recorded_keys(spec.run_dir)
         todo = [p for p in execution_order(plan) if p.key not in done]
@@ -412,19 +409,6 @@ async def execute(
     )
 
 
-def stored_config(run_dir: Path) -> RunConfig:
-    """The effective config a run was started with (used by ``--resume`` when no config is given)."""
-    path = run_dir / CONFIG_FILE
-    if not path.is_file():
-        raise RunStateError(f"{run_dir}: no {CONFIG_FILE}; pass the original --config to resume")
-    try:
-        return RunConfig.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, UnicodeDecodeError) as exc:  # cut by a kill during its write, or edited
-        raise RunStateError(
-            f"{path}: damaged ({str(exc)[:200]}); pass the original --config to resume"
-        ) from None
-
-
 __all__ = [
     "CONFIG_FILE",
     "PlanEstimate",
@@ -436,5 +420,5 @@ __all__ = [
     "new_run_id",
     "prepare",
     "resolve_targets",
-    "stored_config",
+    "resume_base",
 ]

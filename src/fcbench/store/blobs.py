@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from fcbench.files import open_run_file
+
 BLOBS_FILE = "blobs.jsonl.gz"
 BLOB_KEY = "$blob"
 BLOB_MIN_BYTES = 200
@@ -83,9 +85,11 @@ def _stream_members(fh: IO[bytes]) -> Iterator[bytes]:
 def iter_blobs(path: Path) -> Iterator[dict[str, Any]]:
     """Every complete blob line of a blob file, read member by member (a torn last member and damaged
     lines are ignored)."""
-    if not path.exists():
+    try:
+        fh = open_run_file(path)
+    except FileNotFoundError:
         return
-    with path.open("rb") as fh:
+    with fh:
         for content in _stream_members(fh):
             yield from _blob_lines(content)
 
@@ -172,14 +176,14 @@ class BlobStore(DurableAppender):
     def __init__(self, path: Path, min_bytes: int = BLOB_MIN_BYTES) -> None:
         self._path = path
         self._min_bytes = min_bytes
-        data = path.read_bytes() if path.exists() else b""
+        self._file = open_run_file(path, "a+b")  # a link or a special file is refused before any write
+        self._file.seek(0)
+        data = self._file.read()
         end, members = _complete_members(data)
         if end < len(data):
-            with path.open("rb+") as fh:
-                fh.truncate(end)
+            self._file.truncate(end)
         self._known = {blob["id"] for content in members for blob in _blob_lines(content)}
         self._pending: list[str] = []
-        self._file = path.open("ab")
 
     def compact(self, value: Any) -> Any:
         """``value`` with every large dict or list replaced by a reference to a stored blob."""

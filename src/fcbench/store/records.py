@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from fcbench.contract import Anomaly, Continuation, ModeName, Outcome, SchemaChange, Usage
 from fcbench.endpoints import label_of, target_label
 from fcbench.errors import RunStateError
+from fcbench.files import open_run_file, read_run_bytes, write_replacing
 from fcbench.grading.verdict import Verdict
 from fcbench.store.blobs import BLOBS_FILE, BlobStore, DurableAppender
 from fcbench.suite.imports import ToolImport
@@ -227,19 +228,19 @@ class Manifest(BaseModel):
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:
-    """Write ``manifest.json`` atomically (write to a temporary file, then rename)."""
-    tmp = run_dir / (MANIFEST_FILE + ".tmp")
-    tmp.write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, run_dir / MANIFEST_FILE)
+    """Write ``manifest.json`` atomically (:func:`~fcbench.files.write_replacing`)."""
+    write_replacing(run_dir / MANIFEST_FILE, manifest.model_dump_json(indent=2) + "\n")
 
 
 def read_manifest(run_dir: Path) -> Manifest:
     """Read ``manifest.json`` of a run directory, with a clear error if it is missing or invalid."""
     path = run_dir / MANIFEST_FILE
-    if not path.is_file():
-        raise RunStateError(f"{run_dir}: not a run directory (no {MANIFEST_FILE})")
     try:
-        return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
+        data = read_run_bytes(path)
+    except FileNotFoundError:
+        raise RunStateError(f"{run_dir}: not a run directory (no {MANIFEST_FILE})") from None
+    try:
+        return Manifest.model_validate_json(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise RunStateError(
             f"{path}: not UTF-8 text (byte {exc.start}); the run directory is damaged"
@@ -273,7 +274,7 @@ class RecordWriter(DurableAppender):
         self._oldest = 0.0
         truncate_torn_tail(path)
         self._blobs = BlobStore(path.with_name(BLOBS_FILE))
-        self._file = path.open("a", encoding="utf-8")
+        self._file = open_run_file(path, "a", encoding="utf-8")
         self._writer = (
             futures.ThreadPoolExecutor(1, thread_name_prefix="fcbench-records") if background else None
         )
@@ -344,9 +345,11 @@ class RecordWriter(DurableAppender):
 
 def truncate_torn_tail(path: Path) -> None:
     """Drop a torn (unterminated) last line so appended records start on a fresh line."""
-    if not path.exists():
+    try:
+        fh = open_run_file(path, "r+b")
+    except FileNotFoundError:
         return
-    with path.open("rb+") as fh:
+    with fh:
         size = fh.seek(0, os.SEEK_END)
         if size == 0:
             return
@@ -398,9 +401,11 @@ def iter_record_dicts(path: Path, damaged: DamagedLines | None = None) -> Iterat
     A torn last line (a killed writer) ends the file; a line that is not JSON is skipped (and
     counted in ``damaged`` when given).
     """
-    if not path.exists():
+    try:
+        fh = open_run_file(path)
+    except FileNotFoundError:
         return
-    with path.open("rb") as fh:
+    with fh:
         for raw in fh:
             if not raw.endswith(b"\n"):
                 return
@@ -422,6 +427,6 @@ def run_record_dicts(run_dir: Path) -> Iterator[dict[str, Any]]:
     is not a run directory (no valid manifest) or holds no records file."""
     read_manifest(run_dir)
     path = run_dir / RECORDS_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise RunStateError(f"{run_dir}: no {RECORDS_FILE}")
     return iter_record_dicts(path)

@@ -29,6 +29,7 @@ import msgspec
 
 from fcbench.endpoints import label_of
 from fcbench.errors import RunStateError
+from fcbench.files import open_run_file
 from fcbench.store.records import RECORDS_FILE, ObservationKey, is_record, observation_key, read_manifest
 
 NULL = msgspec.Raw(b"null")
@@ -303,9 +304,11 @@ def complete_lines(path: Path) -> Iterator[tuple[list[bytes], bool]]:
     A torn last line (a killed writer) ends the file, as in
     :func:`fcbench.store.records.iter_record_dicts`.
     """
-    if not path.exists():
+    try:
+        fh = open_run_file(path)
+    except FileNotFoundError:
         return
-    with path.open("rb") as fh:
+    with fh:
         rest = b""
         while block := fh.read(BLOCK_BYTES):
             ascii = block.isascii() and rest.isascii()
