@@ -88,7 +88,7 @@ def test_no_secret_of_any_kind_reaches_any_file_or_the_terminal(tmp_path: Path) 
     call = first["response"]["choices"][0]["message"]["tool_calls"][0]["function"]
     call.update(name="note_it", arguments=json.dumps({"text": text, "password": "hunter two"}))
     error["response"]["error"]["message"] = f"Incorrect API key provided: {text}"
-    bad = {**lines[2], "latency_ms": text}
+    bad = {**lines[2], "latency_ms": text + " \x1b[2J\x9b31m a:b:m"}
     log = tmp_path / "secrets.jsonl"
     log.write_text("".join(json.dumps(x) + "\n" for x in (first, lines[2], error, bad)), encoding="utf-8")
     out = tmp_path / "suite"
@@ -106,4 +106,5 @@ def test_no_secret_of_any_kind_reaches_any_file_or_the_terminal(tmp_path: Path) 
         if s in written
     }
     assert not leaks
+    assert not {"\x1b", "\x9b"} & set(result.stdout + result.stderr)
     assert _fcbench("cases", "validate", str(out)).returncode == 0

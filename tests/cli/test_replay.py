@@ -143,3 +143,16 @@ def test_no_secret_of_any_kind_reaches_the_reports_the_exchanges_or_the_terminal
     outputs = {**written, "stdout": shown.stdout + as_json.stdout, "stderr": shown.stderr + as_json.stderr}
     leaks = {(name, secret) for name, text in outputs.items() for secret in every_secret() if secret in text}
     assert not leaks
+
+
+def test_a_skipped_lines_reason_prints_without_control_characters_or_secrets(tmp_path: Path) -> None:
+    key = "sk-proj-" + "Zq4" * 10
+    first = json.loads(LOG.read_text(encoding="utf-8").splitlines()[0])
+    bad = {**first, "latency_ms": f"\x1b[2J\x1b]8;;https://evil.example\x07 a:b:m {key}"}
+    log = tmp_path / "bad.jsonl"
+    log.write_text(json.dumps(first) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+    shown = _replay(str(log), "--dialect", "openai-chat", "--target", "sim:sim-careful", "--skip-bad")
+    assert shown.returncode == 0, shown.stderr
+    assert f"skipped {log}:2: latency_ms must be a non-negative number" in shown.stderr
+    assert "a:b:m" in shown.stderr and key not in shown.stderr
+    assert not {"\x1b", "\x07"} & set(shown.stderr + shown.stdout)

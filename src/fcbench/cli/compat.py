@@ -76,6 +76,7 @@ def compat_command(
     import asyncio
 
     from fcbench.cli.common import managed_services, progress_sink
+    from fcbench.cli.output import print_data
     from fcbench.compat.classify import classify
     from fcbench.compat.probes import prepare_compat
     from fcbench.compat.render import FORMATS, render, render_json
@@ -94,7 +95,7 @@ def compat_command(
     spec, plan = prepare_compat(
         cfg, out_root=out, probes=probe, strict=strict_choice, suite=suite, only_suite=only_suite
     )
-    err = Console(stderr=True)
+    err = Console(stderr=True, emoji=False)
     sink = progress_sink(err) if progress else None
     with managed_services(
         spec.targets, mock_latency_ms=mock_latency_ms, mock_faults=mock_faults, console=err
@@ -118,10 +119,8 @@ def compat_command(
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
-    err.print(
-        f"compat run {run.manifest.run_id}: {run.recorded} observations recorded -> {run.run_dir}",
-        highlight=False,
-        soft_wrap=True,
+    print_data(
+        err, f"compat run {run.manifest.run_id}: {run.recorded} observations recorded -> {run.run_dir}"
     )
 
 

@@ -25,23 +25,21 @@ if TYPE_CHECKING:
 
 def _print_report(console: Console, report: ImportReport, out: Path) -> None:
     from fcbench.bfcl.convert import REPORT_FILE
+    from fcbench.cli.output import print_data
 
     kinds = ", ".join(f"{kind} {count}" for kind, count in report.by_kind.items())
-    console.print(
-        f"imported {report.imported} of {report.entries} entries ({kinds}); skipped {report.skipped}",
-        highlight=False,
-        soft_wrap=True,
+    print_data(
+        console, f"imported {report.imported} of {report.entries} entries ({kinds}); skipped {report.skipped}"
     )
     for reason, count in report.skipped_by_reason.items():
-        console.print(f"  skipped {count}: {reason}", highlight=False, soft_wrap=True)
+        print_data(console, f"  skipped {count}: {reason}")
     if report.answers:
-        console.print(f"answers: {report.answers}", highlight=False, soft_wrap=True)
+        print_data(console, f"answers: {report.answers}")
     notes = sum(len(items) for items in report.warnings.values())
-    console.print(
+    print_data(
+        console,
         f"suite {report.suite} {report.dataset_version}: {report.renamed_tools} tools renamed, "
         f"{notes} warnings in {len(report.warnings)} cases -> {out} (details in {REPORT_FILE})",
-        highlight=False,
-        soft_wrap=True,
     )
 
 
@@ -68,10 +66,11 @@ def bfcl_command(
 
 
 def _print_logs_report(console: Console, report: LogImportReport, out: Path) -> None:
+    from fcbench.cli.output import print_data
     from fcbench.logs.cases import REPORT_FILE
 
-    def say(text: str) -> None:
-        console.print(text, highlight=False, soft_wrap=True, markup=False)
+    def say(text: str) -> None:  # bad lines quote logged text: secrets of a documented kind go
+        print_data(console, text, redact=True)
 
     kinds = ", ".join(f"{kind} {count}" for kind, count in report.by_kind.items())
     say(

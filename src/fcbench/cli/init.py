@@ -173,7 +173,7 @@ def init_command(
     directory.mkdir(parents=True, exist_ok=True)
     suite.write_text(SUITE_TEXT, encoding="utf-8")
     config.write_text(CONFIG_TEXT.format(config=config.as_posix(), suite=suite.as_posix()), encoding="utf-8")
-    console = Console(highlight=False, soft_wrap=True)
+    console = Console(highlight=False, soft_wrap=True, emoji=False)
     console.print(f"created {suite} and {config}", markup=False)
     console.print("next:", markup=False)
     for command in (

@@ -40,11 +40,13 @@ def replay_command(
     from dataclasses import replace
 
     from fcbench.cli.common import managed_services
+    from fcbench.cli.output import print_data
     from fcbench.endpoints import all_endpoints, parse_target
     from fcbench.errors import ConfigError
     from fcbench.logs.entries import read_logs
     from fcbench.logs.render import RENDERERS
     from fcbench.logs.replay import ReplayOptions, replay
+    from fcbench.redact import sanitize
     from fcbench.report.terminal import data_console, terminal_text
     from fcbench.run.plan import Target
 
@@ -55,8 +57,8 @@ def replay_command(
     api_key = endpoint.api_key()
     chosen = Target(endpoint, model)
     errors = data_console(stderr=True)
-    for bad in read.bad:
-        errors.print(terminal_text(f"skipped {bad.source}:{bad.line}: {bad.reason}"))
+    for bad in read.bad:  # a reason may quote the line: secrets of a documented kind go
+        print_data(errors, f"skipped {bad.source}:{bad.line}: {bad.reason}", redact=True)
     with managed_services([chosen], mock_latency_ms=mock_latency_ms, console=errors) as services:
         key = endpoint.service_key(model)
         service = services.get(key) if key is not None else None
@@ -75,7 +77,7 @@ def replay_command(
     if out is not None:
         for name, render in RENDERERS.items():
             (out / f"replay.{name}").write_text(render(report), encoding="utf-8")
-    data_console().out(RENDERERS[fmt](report), end="", highlight=False)
+    data_console().out(sanitize(RENDERERS[fmt](report)), end="", highlight=False)
     if not report.compared:
         errors.print(terminal_text(f"nothing was replayed successfully ({len(report.comparisons)} sent)"))
         raise typer.Exit(1)

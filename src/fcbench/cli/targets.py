@@ -34,9 +34,9 @@ def targets_command(
         )
         for name, endpoint in sorted(all_endpoints(cfg.user_endpoints()).items())
     ]
-    console = Console(highlight=False)
+    console = Console(highlight=False, emoji=False)
     console.print(fitted(columns, rows, width=console.width, title="endpoints (targets are ENDPOINT:MODEL)"))
-    console.print("default targets: " + " ".join(DEFAULT_TARGETS), highlight=False)
+    console.print("default targets: " + " ".join(DEFAULT_TARGETS), highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:
