@@ -25,7 +25,7 @@ import importlib.util
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -94,6 +94,22 @@ class RequestOptions(_Frozen):
     """
 
 
+class CanonicalRequest(NamedTuple):
+    """One canonical request, as :meth:`Adapter.build_request` is given it (a dialect's
+    ``request.build_request`` takes it whole)."""
+
+    system: str | None
+    """The system prompt, if any."""
+    messages: Sequence[Message]
+    """The conversation so far."""
+    tools: Sequence[Tool]
+    """The tools offered."""
+    tool_choice: ToolChoice
+    """What the model may or must call."""
+    options: RequestOptions
+    """Model, sampling, streaming and the rest."""
+
+
 class BuiltRequest(_Frozen):
     """A wire request ready for the transport, plus what the translation had to give up."""
 
@@ -138,6 +154,12 @@ class Capabilities(_Frozen):
     :mod:`fcbench.adapters.eventstream`). Either way ``parse_stream`` gets ``(event, data)`` pairs."""
     stateful_continuation: bool = False
     """The provider can continue a stored conversation by id (:attr:`RequestOptions.previous_response_id`)."""
+
+
+def tool_choices(**approximations: str) -> dict[str, str]:
+    """:attr:`Capabilities.tool_choice` for a dialect that maps every mode ``exact`` but those
+    named (``named="exact; finish_reason is 'stop'"``)."""
+    return {mode: approximations.get(mode, "exact") for mode in ("auto", "required", "named", "none")}
 
 
 @runtime_checkable
@@ -216,7 +238,7 @@ class PackageAdapter:
     dialect: str
     capabilities: Capabilities
     request: ModuleType
-    """``build_request(system, messages, tools, tool_choice, options)`` and
+    """``build_request(canonical)`` (a :class:`CanonicalRequest`) and
     ``tool_result_messages(calls, results)``."""
     schema: ModuleType
     """``transform_schema(tool, strict)``: the dialect's tool-schema rules."""
@@ -265,7 +287,8 @@ class PackageAdapter:
         options: RequestOptions,
     ) -> BuiltRequest:
         """Translate a canonical request into the dialect's wire request."""
-        built: BuiltRequest = self.request.build_request(system, messages, tools, tool_choice, options)
+        canonical = CanonicalRequest(system, messages, tools, tool_choice, options)
+        built: BuiltRequest = self.request.build_request(canonical)
         return built
 
     def transform_schema(self, tool: Tool, strict: bool) -> tuple[dict[str, Any], list[SchemaChange]]:

@@ -12,7 +12,7 @@ read raises :class:`RequestFormatError` with the reason (the caller adds file an
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,6 +123,14 @@ class History:
                 self._called[call.id] = call.name
         self.messages.append(AssistantMessage(content=text or None, calls=calls))
 
+    def turn(self, assistant: bool, texts: list[str], calls: list[ToolCall]) -> None:
+        """A turn read block by block: the assistant's (with its calls), or a user's when it holds
+        text (the tool results it carried were read as they came)."""
+        if assistant:
+            self.assistant("".join(texts), calls)
+        elif texts:
+            self.user("".join(texts))
+
     def add_calls(self, calls: list[ToolCall]) -> None:
         """Calls that belong to the assistant turn just read (a separate wire item each)."""
         last = self.messages[-1] if self.messages else None
@@ -151,6 +159,19 @@ class History:
         )
 
 
+def flat_tools(value: Any, history: History, schema_key: str, kinds: Container[Any]) -> list[Tool]:
+    """The function tools of a ``tools`` list whose items hold name, description and the schema
+    at ``schema_key`` themselves; an item whose ``type`` is not one of ``kinds`` is noted as left out."""
+    tools = []
+    for index, raw in enumerate(json_list(value, "tools")):
+        tool, where = json_object(raw, f"tools[{index}]"), f"tools[{index}]"
+        if tool.get("type") not in kinds:
+            history.notes.append(f"{where}: {tool.get('type')} tool left out")
+            continue
+        tools.append(read_tool(tool.get("name"), tool.get("description"), tool.get(schema_key), where))
+    return tools
+
+
 def text_parts(content: Any, history: History, where: str) -> str:
     """The text of a message's content (a string or parts); parts without text are noted as left out."""
     if isinstance(content, list):
@@ -165,6 +186,7 @@ __all__ = [
     "LoggedRequest",
     "RequestFormatError",
     "RequestReader",
+    "flat_tools",
     "json_list",
     "json_object",
     "parameter_schema",

@@ -69,14 +69,13 @@ def serve_command(
     Prints the base URL to use as an openai-chat endpoint. Example: fcbench local serve qwen2.5-coder-0.5b
     """
     from fcbench.cli.common import local_service
-    from fcbench.endpoints import LOCAL_PLACEHOLDER, all_endpoints
+    from fcbench.endpoints import all_endpoints
     from fcbench.report.terminal import data_console
 
     console = data_console(stderr=True)
-    local = all_endpoints()["local"]
     with local_service(name, console) as service:
-        url = local.base_url.replace(LOCAL_PLACEHOLDER, service.url)
-        data_console().print(f"{local.dialect:<20} {url}", highlight=False, soft_wrap=True)
+        local = all_endpoints()["local"].resolved(service.url)
+        data_console().print(f"{local.dialect:<20} {local.base_urls[0]}", highlight=False, soft_wrap=True)
         try:
             while True:
                 time.sleep(1)

@@ -26,19 +26,14 @@ response's ``content`` blocks, replayed unchanged when the turn goes back into a
 
 from __future__ import annotations
 
-from fcbench.adapters.base import Capabilities, PackageAdapter
+from fcbench.adapters.base import Capabilities, PackageAdapter, tool_choices
 
 
 class AnthropicMessages(PackageAdapter):
     """Adapter for the Anthropic Messages API (stateless; one instance serves every request)."""
 
     dialect = "anthropic-messages"
-    capabilities = Capabilities(
-        tool_choice={"auto": "exact", "required": "exact", "named": "exact", "none": "exact"},
-        parallel_control=True,
-        strict_mode=True,
-        streaming=True,
-    )
+    capabilities = Capabilities(tool_choice=tool_choices(), parallel_control=True, strict_mode=True)
 
 
 __all__ = ["AnthropicMessages"]

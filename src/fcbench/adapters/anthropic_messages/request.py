@@ -19,13 +19,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from fcbench.adapters.anthropic_messages.schema import transform_schema
-from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
+from fcbench.adapters.base import BuiltRequest, CanonicalRequest, ToolChoice
 from fcbench.adapters.blocks import BlockSpelling, block_messages
 from fcbench.adapters.common import pair_results, result_text
 from fcbench.contract import (
     Message,
     SchemaChange,
-    Tool,
     ToolCall,
     ToolResultMessage,
 )
@@ -85,14 +84,9 @@ def wire_messages(messages: Sequence[Message], notes: list[str]) -> tuple[list[s
     return block_messages(SPELLING, messages, notes)
 
 
-def build_request(
-    system: str | None,
-    messages: Sequence[Message],
-    tools: Sequence[Tool],
-    tool_choice: ToolChoice,
-    options: RequestOptions,
-) -> BuiltRequest:
+def build_request(request: CanonicalRequest) -> BuiltRequest:
     """Translate a canonical request into a ``POST /v1/messages`` request."""
+    system, messages, tools, tool_choice, options = request
     notes: list[str] = []
     changes: list[SchemaChange] = []
     extra_system, wire = wire_messages(messages, notes)

@@ -35,7 +35,10 @@ request.
 
 from __future__ import annotations
 
-from fcbench.adapters.base import Capabilities, PackageAdapter
+from fcbench.adapters.base import Capabilities, PackageAdapter, tool_choices
+
+NONE_SENT = "approximated: tools not sent (sent with auto when the history holds tool blocks)"
+"""How ``none`` is sent: Converse has no such choice."""
 
 
 class BedrockConverse(PackageAdapter):
@@ -43,15 +46,9 @@ class BedrockConverse(PackageAdapter):
 
     dialect = "bedrock-converse"
     capabilities = Capabilities(
-        tool_choice={
-            "auto": "exact",
-            "required": "exact",
-            "named": "exact",
-            "none": "approximated: tools not sent (sent with auto when the history holds tool blocks)",
-        },
+        tool_choice=tool_choices(none=NONE_SENT),
         parallel_control=False,
         strict_mode=False,
-        streaming=True,
         stream_framing="aws-eventstream",
     )
 

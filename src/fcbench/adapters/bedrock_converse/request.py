@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import quote
 
-from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
+from fcbench.adapters.base import BuiltRequest, CanonicalRequest, RequestOptions, ToolChoice
 from fcbench.adapters.bedrock_converse.schema import transform_schema
 from fcbench.adapters.blocks import BlockSpelling, block_messages
 from fcbench.adapters.common import pair_results, result_text
@@ -133,14 +133,9 @@ def _tool_config(
     return config
 
 
-def build_request(
-    system: str | None,
-    messages: Sequence[Message],
-    tools: Sequence[Tool],
-    tool_choice: ToolChoice,
-    options: RequestOptions,
-) -> BuiltRequest:
+def build_request(request: CanonicalRequest) -> BuiltRequest:
     """Translate a canonical request into a ``Converse`` (or ``ConverseStream``) request."""
+    system, messages, tools, tool_choice, options = request
     notes: list[str] = []
     changes: list[SchemaChange] = []
     extra_system, wire = wire_messages(messages, notes)

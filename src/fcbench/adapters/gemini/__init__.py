@@ -23,24 +23,17 @@ Without tools neither ``tools`` nor ``toolConfig`` is sent. Calls may lack ids: 
 
 from __future__ import annotations
 
-from fcbench.adapters.base import Capabilities, PackageAdapter
+from fcbench.adapters.base import Capabilities, PackageAdapter, tool_choices
+
+AUTO = "exact (VALIDATED instead of AUTO when strict)"
+"""How ``auto`` is sent: ``VALIDATED`` constrains calls when strict."""
 
 
 class Gemini(PackageAdapter):
     """Adapter for the Gemini API (stateless; one instance serves every request)."""
 
     dialect = "gemini"
-    capabilities = Capabilities(
-        tool_choice={
-            "auto": "exact (VALIDATED instead of AUTO when strict)",
-            "required": "exact",
-            "named": "exact",
-            "none": "exact",
-        },
-        parallel_control=False,
-        strict_mode=True,
-        streaming=True,
-    )
+    capabilities = Capabilities(tool_choice=tool_choices(auto=AUTO), parallel_control=False, strict_mode=True)
 
 
 __all__ = ["Gemini"]

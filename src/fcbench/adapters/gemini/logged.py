@@ -10,14 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fcbench.adapters.logged import (
-    History,
-    LoggedRequest,
-    json_list,
-    json_object,
-    read_tool,
-    tool_name,
-)
+from fcbench.adapters import logged
 from fcbench.contract import ToolCall, make_call, wire_text
 from fcbench.schema.gemini import gemini_field, openapi_to_json_schema
 
@@ -33,7 +26,7 @@ def _gemini_choice(config: Any) -> str:
     return "none" if mode == "NONE" else "auto"
 
 
-def _gemini_result(reply: dict[str, Any], history: History) -> None:
+def _gemini_result(reply: dict[str, Any], history: logged.History) -> None:
     response = reply.get("response")
     is_error = isinstance(response, dict) and set(response) == {"error"}
     if isinstance(response, dict) and len(response) == 1 and set(response) <= {"output", "error"}:
@@ -43,15 +36,17 @@ def _gemini_result(reply: dict[str, Any], history: History) -> None:
     history.result(reply.get("id"), reply.get("name"), content, is_error)
 
 
-def _gemini_turn(content: dict[str, Any], history: History, where: str) -> None:
+def _gemini_turn(content: dict[str, Any], history: logged.History, where: str) -> None:
     texts: list[str] = []
     calls: list[ToolCall] = []
-    for position, raw in enumerate(json_list(content.get("parts"), f"{where}.parts")):
-        part = json_object(raw, f"{where}.parts[{position}]")
+    for position, raw in enumerate(logged.json_list(content.get("parts"), f"{where}.parts")):
+        part = logged.json_object(raw, f"{where}.parts[{position}]")
         call = gemini_field(part, "functionCall")
         reply = gemini_field(part, "functionResponse")
         if isinstance(call, dict):
-            calls.append(make_call(call.get("id"), tool_name(call.get("name"), where), call.get("args", {})))
+            calls.append(
+                make_call(call.get("id"), logged.tool_name(call.get("name"), where), call.get("args", {}))
+            )
         elif isinstance(reply, dict):
             _gemini_result(reply, history)
         elif isinstance(part.get("text"), str):
@@ -59,34 +54,33 @@ def _gemini_turn(content: dict[str, Any], history: History, where: str) -> None:
                 texts.append(part["text"])
         else:
             history.notes.append(f"{where}.parts[{position}]: {', '.join(sorted(part))} part left out")
-    if content.get("role") == "model":
-        history.assistant("".join(texts), calls)
-    elif texts:
-        history.user("".join(texts))
+    history.turn(content.get("role") == "model", texts, calls)
 
 
-def read_request(body: Any) -> LoggedRequest:
+def read_request(body: Any) -> logged.LoggedRequest:
     """Read a ``generateContent`` request body."""
-    body = json_object(body, "the request")
-    history = History()
+    body = logged.json_object(body, "the request")
+    history = logged.History()
     instruction = gemini_field(body, "systemInstruction")
     parts = instruction.get("parts") if isinstance(instruction, dict) else instruction
     history.system_text(wire_text(parts))
-    for index, raw in enumerate(json_list(body.get("contents"), "contents")):
-        _gemini_turn(json_object(raw, f"contents[{index}]"), history, f"contents[{index}]")
+    for index, raw in enumerate(logged.json_list(body.get("contents"), "contents")):
+        _gemini_turn(logged.json_object(raw, f"contents[{index}]"), history, f"contents[{index}]")
     tools = []
-    for index, raw in enumerate(json_list(body.get("tools"), "tools")):
-        entry = json_object(raw, f"tools[{index}]")
+    for index, raw in enumerate(logged.json_list(body.get("tools"), "tools")):
+        entry = logged.json_object(raw, f"tools[{index}]")
         declarations = gemini_field(entry, "functionDeclarations")
         if declarations is None:
             history.notes.append(f"tools[{index}]: {', '.join(sorted(entry))} tool left out")
-        for position, decl in enumerate(json_list(declarations, f"tools[{index}].functionDeclarations")):
+        for position, decl in enumerate(
+            logged.json_list(declarations, f"tools[{index}].functionDeclarations")
+        ):
             where = f"tools[{index}].functionDeclarations[{position}]"
-            decl = json_object(decl, where)
+            decl = logged.json_object(decl, where)
             schema = gemini_field(decl, "parametersJsonSchema")
             if schema is None and decl.get("parameters") is not None:
                 schema = openapi_to_json_schema(decl["parameters"])
-            tools.append(read_tool(decl.get("name"), decl.get("description"), schema, where))
+            tools.append(logged.read_tool(decl.get("name"), decl.get("description"), schema, where))
     return history.done(tools, _gemini_choice(gemini_field(body, "toolConfig")), body.get("model"))
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
+from fcbench.adapters.base import BuiltRequest, CanonicalRequest, RequestOptions, ToolChoice
 from fcbench.adapters.common import pair_results
 from fcbench.adapters.gemini.schema import SCHEMA_FIELD, transform_schema
 from fcbench.contract import (
@@ -28,7 +28,6 @@ from fcbench.contract import (
     Message,
     SchemaChange,
     SystemMessage,
-    Tool,
     ToolCall,
     ToolResultMessage,
     UserMessage,
@@ -130,14 +129,9 @@ def _tool_config(choice: ToolChoice, options: RequestOptions, notes: list[str]) 
     return {"functionCallingConfig": config}
 
 
-def build_request(
-    system: str | None,
-    messages: Sequence[Message],
-    tools: Sequence[Tool],
-    tool_choice: ToolChoice,
-    options: RequestOptions,
-) -> BuiltRequest:
+def build_request(request: CanonicalRequest) -> BuiltRequest:
     """Translate a canonical request into a ``generateContent`` (or streaming) request."""
+    system, messages, tools, tool_choice, options = request
     notes: list[str] = []
     changes: list[SchemaChange] = []
     extra_system, contents = wire_contents(messages, notes)

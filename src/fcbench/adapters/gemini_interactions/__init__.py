@@ -30,7 +30,10 @@ See :mod:`.request` for when ``store`` is sent.
 
 from __future__ import annotations
 
-from fcbench.adapters.base import Capabilities, PackageAdapter
+from fcbench.adapters.base import Capabilities, PackageAdapter, tool_choices
+
+AUTO = "exact (validated instead of auto when strict)"
+"""How ``auto`` is sent: ``validated`` constrains calls when strict."""
 
 
 class GeminiInteractions(PackageAdapter):
@@ -38,15 +41,9 @@ class GeminiInteractions(PackageAdapter):
 
     dialect = "gemini-interactions"
     capabilities = Capabilities(
-        tool_choice={
-            "auto": "exact (validated instead of auto when strict)",
-            "required": "exact",
-            "named": "exact",
-            "none": "exact",
-        },
+        tool_choice=tool_choices(auto=AUTO),
         parallel_control=False,
         strict_mode=True,
-        streaming=True,
         stateful_continuation=True,
     )
     unread_logs = (

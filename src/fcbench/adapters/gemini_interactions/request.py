@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
+from fcbench.adapters.base import BuiltRequest, CanonicalRequest, RequestOptions, ToolChoice
 from fcbench.adapters.common import order_results_by_calls
 from fcbench.adapters.gemini_interactions.schema import transform_schema
 from fcbench.contract import (
@@ -151,14 +151,9 @@ def _tool_choice(choice: ToolChoice, tools: Sequence[Tool], options: RequestOpti
     return _CHOICES[choice.mode](choice, options.strict)
 
 
-def build_request(
-    system: str | None,
-    messages: Sequence[Message],
-    tools: Sequence[Tool],
-    tool_choice: ToolChoice,
-    options: RequestOptions,
-) -> BuiltRequest:
+def build_request(request: CanonicalRequest) -> BuiltRequest:
     """Translate a canonical request into a ``POST /interactions`` body."""
+    system, messages, tools, tool_choice, options = request
     notes: list[str] = []
     changes: list[SchemaChange] = []
     continuing = options.previous_response_id is not None

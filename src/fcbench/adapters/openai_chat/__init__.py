@@ -27,7 +27,10 @@ Modules: ``request`` (build), ``response`` (JSON responses), ``stream`` (SSE ass
 
 from __future__ import annotations
 
-from fcbench.adapters.base import Capabilities, PackageAdapter
+from fcbench.adapters.base import Capabilities, PackageAdapter, tool_choices
+
+NAMED = "exact; finish_reason is 'stop' rather than 'tool_calls'"
+"""How a named tool choice comes back."""
 
 
 class OpenAIChat(PackageAdapter):
@@ -35,15 +38,7 @@ class OpenAIChat(PackageAdapter):
 
     dialect = "openai-chat"
     capabilities = Capabilities(
-        tool_choice={
-            "auto": "exact",
-            "required": "exact",
-            "none": "exact",
-            "named": "exact; finish_reason is 'stop' rather than 'tool_calls'",
-        },
-        parallel_control=True,
-        strict_mode=True,
-        streaming=True,
+        tool_choice=tool_choices(named=NAMED), parallel_control=True, strict_mode=True
     )
 
 

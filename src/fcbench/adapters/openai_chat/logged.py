@@ -8,16 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fcbench.adapters.logged import (
-    History,
-    LoggedRequest,
-    RequestFormatError,
-    json_list,
-    json_object,
-    read_tool,
-    text_parts,
-    tool_name,
-)
+from fcbench.adapters import logged
 from fcbench.contract import make_call
 
 
@@ -35,41 +26,43 @@ def read_tool_choice(value: Any) -> str:
     return "auto"
 
 
-def read_request(body: Any) -> LoggedRequest:
+def read_request(body: Any) -> logged.LoggedRequest:
     """Read a Chat Completions request body."""
-    body = json_object(body, "the request")
-    history = History()
-    for index, raw in enumerate(json_list(body.get("messages"), "messages")):
-        message = json_object(raw, f"messages[{index}]")
+    body = logged.json_object(body, "the request")
+    history = logged.History()
+    for index, raw in enumerate(logged.json_list(body.get("messages"), "messages")):
+        message = logged.json_object(raw, f"messages[{index}]")
         role, where = message.get("role"), f"messages[{index}]"
         if role in ("system", "developer"):
-            history.system_text(text_parts(message.get("content"), history, where))
+            history.system_text(logged.text_parts(message.get("content"), history, where))
         elif role == "user":
-            history.user(text_parts(message.get("content"), history, where))
+            history.user(logged.text_parts(message.get("content"), history, where))
         elif role == "assistant":
             calls = []
-            for position, item in enumerate(json_list(message.get("tool_calls"), f"{where}.tool_calls")):
-                function = json_object(
-                    json_object(item, f"{where}.tool_calls[{position}]").get("function"), "function"
+            for position, item in enumerate(
+                logged.json_list(message.get("tool_calls"), f"{where}.tool_calls")
+            ):
+                function = logged.json_object(
+                    logged.json_object(item, f"{where}.tool_calls[{position}]").get("function"), "function"
                 )
-                name = tool_name(function.get("name"), f"{where}.tool_calls[{position}]")
+                name = logged.tool_name(function.get("name"), f"{where}.tool_calls[{position}]")
                 calls.append(make_call(item.get("id"), name, function.get("arguments", "")))
-            history.assistant(text_parts(message.get("content"), history, where), calls)
+            history.assistant(logged.text_parts(message.get("content"), history, where), calls)
         elif role == "tool":
             history.result(
-                message.get("tool_call_id"), None, text_parts(message.get("content"), history, where)
+                message.get("tool_call_id"), None, logged.text_parts(message.get("content"), history, where)
             )
         else:
-            raise RequestFormatError(f"{where}: unknown role {role!r}")
+            raise logged.RequestFormatError(f"{where}: unknown role {role!r}")
     tools = []
-    for index, raw in enumerate(json_list(body.get("tools"), "tools")):
-        tool = json_object(raw, f"tools[{index}]")
+    for index, raw in enumerate(logged.json_list(body.get("tools"), "tools")):
+        tool = logged.json_object(raw, f"tools[{index}]")
         if tool.get("type", "function") != "function":
             history.notes.append(f"tools[{index}]: {tool.get('type')} tool left out")
             continue
-        function = json_object(tool.get("function"), f"tools[{index}].function")
+        function = logged.json_object(tool.get("function"), f"tools[{index}].function")
         tools.append(
-            read_tool(
+            logged.read_tool(
                 function.get("name"),
                 function.get("description"),
                 function.get("parameters"),

@@ -18,7 +18,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
+from fcbench.adapters.base import BuiltRequest, CanonicalRequest, ToolChoice
 from fcbench.adapters.common import order_results_by_calls, result_text
 from fcbench.adapters.openai_chat.schema import transform_schema
 from fcbench.adapters.openai_chat.tools import add_tools
@@ -124,14 +124,9 @@ def wire_messages(system: str | None, messages: Sequence[Message], notes: list[s
     return wire
 
 
-def build_request(
-    system: str | None,
-    messages: Sequence[Message],
-    tools: Sequence[Tool],
-    tool_choice: ToolChoice,
-    options: RequestOptions,
-) -> BuiltRequest:
+def build_request(request: CanonicalRequest) -> BuiltRequest:
     """Translate a canonical request into a ``POST /chat/completions`` body."""
+    system, messages, tools, tool_choice, options = request
     notes: list[str] = []
     changes: list[SchemaChange] = []
     body: dict[str, Any] = {

@@ -23,7 +23,7 @@ bodies, auth and retry hints are shared with ``openai-chat`` (:mod:`fcbench.adap
 
 from __future__ import annotations
 
-from fcbench.adapters.base import Capabilities, PackageAdapter
+from fcbench.adapters.base import Capabilities, PackageAdapter, tool_choices
 from fcbench.adapters.openai_chat import errors as chat_errors
 
 
@@ -32,11 +32,7 @@ class OpenAIResponses(PackageAdapter):
 
     dialect = "openai-responses"
     capabilities = Capabilities(
-        tool_choice={"auto": "exact", "required": "exact", "none": "exact", "named": "exact"},
-        parallel_control=True,
-        strict_mode=True,
-        streaming=True,
-        stateful_continuation=True,
+        tool_choice=tool_choices(), parallel_control=True, strict_mode=True, stateful_continuation=True
     )
     errors = chat_errors
     """Error bodies, auth and retry hints are those of Chat Completions."""

@@ -8,40 +8,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from fcbench.adapters.logged import (
-    History,
-    LoggedRequest,
-    RequestFormatError,
-    json_list,
-    json_object,
-    read_tool,
-    text_parts,
-    tool_name,
-)
+from fcbench.adapters import logged
 from fcbench.adapters.openai_chat.logged import read_tool_choice
 from fcbench.contract import make_call
 
 
-def read_request(body: Any) -> LoggedRequest:
+def read_request(body: Any) -> logged.LoggedRequest:
     """Read a Responses API request body."""
-    body = json_object(body, "the request")
-    history = History()
+    body = logged.json_object(body, "the request")
+    history = logged.History()
     instructions = body.get("instructions")
     if isinstance(instructions, str):
         history.system_text(instructions)
     raw_input = body.get("input")
     items = [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else raw_input
-    for index, raw in enumerate(json_list(items, "input")):
-        item = json_object(raw, f"input[{index}]")
+    for index, raw in enumerate(logged.json_list(items, "input")):
+        item = logged.json_object(raw, f"input[{index}]")
         kind, where = item.get("type", "message"), f"input[{index}]"
         if kind == "function_call":
-            name = tool_name(item.get("name"), where)
+            name = logged.tool_name(item.get("name"), where)
             history.add_calls([make_call(item.get("call_id"), name, item.get("arguments", ""))])
         elif kind == "function_call_output":
             output = item.get("output")
-            history.result(item.get("call_id"), None, text_parts(output, history, where))
+            history.result(item.get("call_id"), None, logged.text_parts(output, history, where))
         elif kind == "message":
-            role, text = item.get("role"), text_parts(item.get("content"), history, where)
+            role, text = item.get("role"), logged.text_parts(item.get("content"), history, where)
             if role in ("system", "developer"):
                 history.system_text(text)
             elif role == "user":
@@ -49,18 +40,10 @@ def read_request(body: Any) -> LoggedRequest:
             elif role == "assistant":
                 history.assistant(text, [])
             else:
-                raise RequestFormatError(f"{where}: unknown role {role!r}")
+                raise logged.RequestFormatError(f"{where}: unknown role {role!r}")
         else:
             history.notes.append(f"{where}: {kind} item left out")
-    tools = []
-    for index, raw in enumerate(json_list(body.get("tools"), "tools")):
-        tool = json_object(raw, f"tools[{index}]")
-        if tool.get("type") != "function":
-            history.notes.append(f"tools[{index}]: {tool.get('type')} tool left out")
-            continue
-        tools.append(
-            read_tool(tool.get("name"), tool.get("description"), tool.get("parameters"), f"tools[{index}]")
-        )
+    tools = logged.flat_tools(body.get("tools"), history, "parameters", ("function",))
     return history.done(tools, read_tool_choice(body.get("tool_choice")), body.get("model"))
 
 

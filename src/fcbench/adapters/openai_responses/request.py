@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from fcbench.adapters.base import BuiltRequest, RequestOptions, ToolChoice
+from fcbench.adapters.base import BuiltRequest, CanonicalRequest, ToolChoice
 from fcbench.adapters.common import continued_messages, order_results_by_calls, result_text
 from fcbench.adapters.openai_chat.request import wire_arguments
 from fcbench.adapters.openai_chat.tools import add_tools
@@ -131,14 +131,9 @@ def wire_input(messages: Sequence[Message], notes: list[str]) -> list[dict[str, 
     return items
 
 
-def build_request(
-    system: str | None,
-    messages: Sequence[Message],
-    tools: Sequence[Tool],
-    tool_choice: ToolChoice,
-    options: RequestOptions,
-) -> BuiltRequest:
+def build_request(request: CanonicalRequest) -> BuiltRequest:
     """Translate a canonical request into a ``POST /responses`` body."""
+    system, messages, tools, tool_choice, options = request
     notes: list[str] = []
     changes: list[SchemaChange] = []
     body: dict[str, Any] = {"model": options.model}
