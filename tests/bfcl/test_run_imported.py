@@ -11,8 +11,9 @@ from pathlib import Path
 
 from fcbench.bfcl.convert import ImportReport
 from fcbench.endpoints import DEFAULT_TARGETS
-from fcbench.grading.regrade import disagreements, regrade_records
-from fcbench.store.records import iter_record_dicts, run_record_dicts
+from fcbench.grading.regrade import disagreements
+from fcbench.store import view as store_view
+from fcbench.store.records import iter_record_dicts
 from fcbench.suite.loader import load_suite
 
 
@@ -41,10 +42,15 @@ def test_run_imported_simple_python(
     assert {r["case_id"] for r in records} == ids
     assert all(isinstance(r["verdict"], dict) and "passed" in r["verdict"] for r in records)
 
-    regraded = list(regrade_records(records, suite, "bfcl"))
+    regraded = [
+        {**r, "verdict": v.verdict_data()}
+        for r, v in zip(
+            records, store_view.regraded(map(store_view.view_of, records), suite, "bfcl"), strict=True
+        )
+    ]
     assert len(regraded) == len(records)
     assert all(r["verdict"]["decision"] for r in regraded)
-    found = disagreements(run_record_dicts(run_dir), suite)
+    found = disagreements((v.observation() for v in store_view.run_views(run_dir)), suite)
     strict_passed = {r["seq"]: bool(r["verdict"]["passed"]) for r in records}
     bfcl_passed = {r["seq"]: bool(r["verdict"]["passed"]) for r in regraded}
     differing = sorted(seq for seq in strict_passed if strict_passed[seq] != bfcl_passed[seq])

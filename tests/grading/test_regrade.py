@@ -11,8 +11,9 @@ import pytest
 
 from fcbench.bfcl.convert import ImportReport
 from fcbench.errors import CaseError, ConfigError, RunStateError
-from fcbench.grading.regrade import disagreements, regrade_records
-from fcbench.store.records import Manifest, run_record_dicts, write_manifest
+from fcbench.grading.regrade import disagreements, regrader
+from fcbench.store.records import Manifest, write_manifest
+from fcbench.store.view import regraded, run_views, view_of
 from fcbench.suite.loader import Suite, load_suite
 
 Imported = Callable[[str], tuple[Path, ImportReport]]
@@ -72,10 +73,20 @@ def _records() -> list[dict[str, Any]]:
     ]
 
 
+def regrade_records(records: list[dict[str, Any]], suite: Suite, profile: str) -> list[dict[str, Any]]:
+    """The records with their verdicts re-graded, read back as dicts."""
+    views = regraded([view_of(r) for r in records], suite, profile)
+    return [{**r, "verdict": v.verdict_data()} for r, v in zip(records, views, strict=True)]
+
+
+def observations(run_dir: Path) -> list[Any]:
+    return [view.observation() for view in run_views(run_dir)]
+
+
 def test_regrade_replaces_verdicts(suite: Suite) -> None:
     records = _records()
-    strict = list(regrade_records(records, suite, "strict"))
-    bfcl = list(regrade_records(records, suite, "bfcl"))
+    strict = regrade_records(records, suite, "strict")
+    bfcl = regrade_records(records, suite, "bfcl")
     assert [r["seq"] for r in bfcl] == [0, 1, 2, 3, 4, 5]
     assert records[0]["verdict"]["decision"] == "placeholder"  # inputs are not modified
     assert [r["verdict"]["passed"] for r in strict] == [True, False, True, False, True, True]
@@ -89,10 +100,10 @@ def test_regrade_replaces_verdicts(suite: Suite) -> None:
 
 def test_regrade_errors(suite: Suite) -> None:
     with pytest.raises(ConfigError, match="unknown grading profile"):
-        regrade_records(_records(), suite, "lenient")
+        regrader(suite, "lenient")
     missing = _record(0, "no_such_case", _calls("math_factorial", {"number": 5}))
     with pytest.raises(CaseError, match="no_such_case"):
-        list(regrade_records([missing], suite, "bfcl"))
+        regrade_records([missing], suite, "bfcl")
 
 
 def _run_dir(tmp_path: Path, suite: Suite, records: list[dict[str, Any]]) -> Path:
@@ -121,7 +132,7 @@ def _run_dir(tmp_path: Path, suite: Suite, records: list[dict[str, Any]]) -> Pat
 
 def test_disagreements_list_what_each_profile_forgives(suite: Suite, tmp_path: Path) -> None:
     run_dir = _run_dir(tmp_path, suite, _records())
-    found = disagreements(run_record_dicts(run_dir), suite)
+    found = disagreements(observations(run_dir), suite)
     assert [entry["seq"] for entry in found] == [1, 5]
     forgiven, stricter = found
     assert forgiven["passed"] == {"strict": False, "bfcl": True}
@@ -131,7 +142,7 @@ def test_disagreements_list_what_each_profile_forgives(suite: Suite, tmp_path: P
     assert stricter["passed"] == {"strict": True, "bfcl": False}
     assert any("number" in reason for reason in stricter["reasons"]["bfcl"])
     assert set(stricter["verdicts"]) == {"strict", "bfcl"}
-    assert disagreements(run_record_dicts(run_dir), suite, profiles=("bfcl", "strict"))[0]["passed"] == {
+    assert disagreements(observations(run_dir), suite, profiles=("bfcl", "strict"))[0]["passed"] == {
         "bfcl": True,
         "strict": False,
     }
@@ -139,8 +150,8 @@ def test_disagreements_list_what_each_profile_forgives(suite: Suite, tmp_path: P
 
 def test_disagreements_errors(suite: Suite, tmp_path: Path) -> None:
     with pytest.raises(RunStateError):
-        run_record_dicts(tmp_path)
+        run_views(tmp_path)
     run_dir = _run_dir(tmp_path, suite, [])
-    assert disagreements(run_record_dicts(run_dir), suite) == []
+    assert disagreements(observations(run_dir), suite) == []
     with pytest.raises(ConfigError, match="two different"):
-        disagreements(run_record_dicts(run_dir), suite, profiles=("bfcl", "bfcl"))
+        disagreements(observations(run_dir), suite, profiles=("bfcl", "bfcl"))

@@ -16,7 +16,6 @@ import pytest
 
 from fcbench.contract import Anomaly, TextOutcome, ToolCallsOutcome, Usage
 from fcbench.grading import Verdict
-from fcbench.grading.regrade import regrade_records
 from fcbench.grading.verdict import RecoveryVerdict
 from fcbench.metrics import compute_metrics
 from fcbench.store.blobs import expand_blobs, load_blob_closure
@@ -29,6 +28,7 @@ from fcbench.store.records import (
     read_manifest,
     record_key,
 )
+from fcbench.store.view import iter_views, regraded
 from fcbench.suite.loader import load_suite
 
 V1 = Path(__file__).resolve().parent / "fixtures" / "run-record-v1"
@@ -78,8 +78,8 @@ def test_version_1_run_gives_metrics_reports_and_regrades(v1_run: Path) -> None:
     assert (careful.pass_rate.n, careful.pass_rate.d) == (6, 6)
     assert by_label[("sim:sim-careful", "recovery")].recovery_success.d == 2
     suite = load_suite("core")
-    regraded = list(regrade_records(iter_record_dicts(v1_run / RECORDS_FILE), suite, "bfcl"))
-    assert len(regraded) == 16 and all(r["verdict"] for r in regraded)
+    again = list(regraded(iter_views(v1_run / RECORDS_FILE), suite, "bfcl"))
+    assert len(again) == 16 and all(view.verdict_data() for view in again)
     first = next(iter_record_dicts(v1_run / RECORDS_FILE))
     closure = load_blob_closure(v1_run, [first["raw"]])
     assert "messages" in json.dumps(expand_blobs(first["raw"], closure))

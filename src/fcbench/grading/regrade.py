@@ -1,8 +1,10 @@
 """Re-grade recorded observations under another grading profile, and list where profiles disagree.
 
 Records keep everything needed to grade them again (the canonical outcome and the adapter's
-anomalies), so a run made once can be scored by fcbench's ``strict`` rules and by the ``bfcl``
-profile side by side. Single-turn records (modes in :data:`REGRADABLE_MODES`) are graded again
+anomalies); the reader of the records hands those over as an :class:`Observation` (grading sits
+below the store and never reads a record itself), so a run made once can be scored by fcbench's
+``strict`` rules and by the ``bfcl`` profile side by side. Single-turn records (modes in
+:data:`REGRADABLE_MODES`) are graded again
 against the suite's case and the tools it offered; multi-turn records (``recovery``) are scored
 by their own conversation rules and keep their verdict. Provider and harness errors stay
 ``not_scored`` under every profile.
@@ -10,11 +12,11 @@ by their own conversation rules and keep their verdict. Provider and harness err
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from fcbench.contract import MODES
-from fcbench.endpoints import label_of
 from fcbench.errors import CaseError, ConfigError
 from fcbench.grading import PROFILES, Verdict, grade
 from fcbench.schema.validate import ValidatorCache
@@ -35,69 +37,76 @@ def _check_profiles(profiles: Iterable[str]) -> list[str]:
     return names
 
 
-class _Regrader:
-    """Grades record dicts against one suite, reusing compiled schemas and the case index."""
+@dataclass(frozen=True)
+class Observation:
+    """What re-grading reads of one recorded observation, given by the caller (who reads the record)."""
+
+    case_id: str
+    """The case's id in the suite."""
+    mode: str
+    """The record's mode (only :data:`REGRADABLE_MODES` are graded again)."""
+    outcome: Mapping[str, Any]
+    """The canonical outcome, as the record holds it."""
+    anomalies: Sequence[Any] = ()
+    """The adapter's anomalies, as recorded (kept and passed to the grader)."""
+    recorded: Mapping[str, Any] | None = None
+    """The recorded verdict (kept by multi-turn modes)."""
+    seq: Any = None
+    """The record's position in the plan (for messages and listings)."""
+    target: str = "?"
+    """The target label, ``endpoint:model``."""
+    repeat: Any = 0
+    """The repeat index."""
+
+
+class Regrader:
+    """Grades observations against one suite, reusing compiled schemas and the case index."""
 
     def __init__(self, suite: Suite) -> None:
         self.suite = suite
         self.cases: dict[str, Case] = {case.id: case for case in suite.cases}
         self.validators = ValidatorCache()
 
-    def case(self, record: Mapping[str, Any]) -> Case:
-        case_id = record.get("case_id")
-        case = self.cases.get(str(case_id))
+    def case(self, obs: Observation) -> Case:
+        """The suite's case of an observation (:class:`CaseError` when the suite has none)."""
+        case = self.cases.get(str(obs.case_id))
         if case is None:
-            where = f"record {record.get('seq', '?')}"
-            raise CaseError(f"{where}: case {case_id!r} is not in suite {self.suite.name!r}")
+            where = f"record {'?' if obs.seq is None else obs.seq}"
+            raise CaseError(f"{where}: case {obs.case_id!r} is not in suite {self.suite.name!r}")
         return case
 
-    def verdict(self, record: Mapping[str, Any], profile: str) -> dict[str, Any] | None:
-        """The record's verdict under ``profile`` (its recorded verdict for multi-turn modes)."""
-        if record.get("mode") not in REGRADABLE_MODES:
-            verdict = record.get("verdict")
-            return dict(verdict) if isinstance(verdict, Mapping) else None
-        case = self.case(record)
-        anomalies = [a for a in record.get("anomalies") or [] if isinstance(a, Mapping | str)]
-        result: Verdict = grade(
+    def verdict(self, obs: Observation, profile: str) -> Verdict | None:
+        """The observation's verdict under ``profile``; None for multi-turn modes (they keep theirs)."""
+        if obs.mode not in REGRADABLE_MODES:
+            return None
+        case = self.case(obs)
+        return grade(
             case,
-            record.get("outcome") or {},
+            obs.outcome,
             self.suite.tools_for(case),
             profile=profile,
             validators=self.validators,
-            anomalies=anomalies,
+            anomalies=[a for a in obs.anomalies if isinstance(a, Mapping | str)],
         )
-        return result.model_dump()
+
+    def verdict_data(self, obs: Observation, profile: str) -> dict[str, Any] | None:
+        """:meth:`verdict` as its JSON value (the recorded verdict of a multi-turn mode)."""
+        found = self.verdict(obs, profile)
+        if found is not None:
+            return found.model_dump()
+        return dict(obs.recorded) if isinstance(obs.recorded, Mapping) else None
 
 
-def regrade_records(
-    record_dicts: Iterable[dict[str, Any]], suite: Suite, profile: str
-) -> Iterator[dict[str, Any]]:
-    """Yield each record dict (a copy) with its ``verdict`` replaced by ``profile``'s verdict.
-
-    Cases are looked up by ``case_id`` in ``suite`` (a missing case raises
-    :class:`~fcbench.errors.CaseError`); records of multi-turn modes keep their verdict; the
-    record's anomalies are kept and passed to the grader.
-    """
+def regrader(suite: Suite, profile: str) -> Regrader:
+    """A :class:`Regrader` of ``suite``, after checking ``profile`` is known (:class:`ConfigError`)."""
     _check_profiles([profile])
-    return _regraded(record_dicts, _Regrader(suite), profile)
-
-
-def _regraded(
-    record_dicts: Iterable[dict[str, Any]], regrader: _Regrader, profile: str
-) -> Iterator[dict[str, Any]]:
-    for record in record_dicts:
-        yield {**record, "verdict": regrader.verdict(record, profile)}
-
-
-def _label(record: Mapping[str, Any]) -> str:
-    target = record.get("target")
-    return label_of(target) if isinstance(target, Mapping) else "?"
+    return Regrader(suite)
 
 
 def disagreements(
-    record_dicts: Iterable[Mapping[str, Any]], suite: Suite, profiles: Sequence[str] = ("strict", "bfcl")
+    observations: Iterable[Observation], suite: Suite, profiles: Sequence[str] = ("strict", "bfcl")
 ) -> list[dict[str, Any]]:
-    """Observations (record dicts of one run) whose ``passed`` differs between ``profiles``, in order.
+    """Observations (of one run) whose ``passed`` differs between ``profiles``, in order.
 
     Each entry: ``seq``, ``target`` (``endpoint:model``), ``case_id``, ``repeat``, ``mode``,
     ``passed`` / ``decision`` / ``reasons`` per profile, and ``verdicts`` (the full verdicts per
@@ -106,21 +115,21 @@ def disagreements(
     names = _check_profiles(profiles)
     if len(set(names)) < 2:
         raise ConfigError("compare at least two different grading profiles", key="profile")
-    regrader = _Regrader(suite)
+    grader = Regrader(suite)
     found: list[dict[str, Any]] = []
-    for record in record_dicts:
-        if record.get("mode") not in REGRADABLE_MODES:
+    for obs in observations:
+        if obs.mode not in REGRADABLE_MODES:
             continue
-        verdicts = {name: regrader.verdict(record, name) or {} for name in dict.fromkeys(names)}
+        verdicts = {name: grader.verdict_data(obs, name) or {} for name in dict.fromkeys(names)}
         if len({bool(v.get("passed")) for v in verdicts.values()}) < 2:
             continue
         found.append(
             {
-                "seq": record.get("seq"),
-                "target": _label(record),
-                "case_id": record.get("case_id"),
-                "repeat": record.get("repeat"),
-                "mode": record.get("mode"),
+                "seq": obs.seq,
+                "target": obs.target,
+                "case_id": obs.case_id,
+                "repeat": obs.repeat,
+                "mode": obs.mode,
                 "passed": {name: bool(v.get("passed")) for name, v in verdicts.items()},
                 "decision": {name: v.get("decision") for name, v in verdicts.items()},
                 "reasons": {name: list(v.get("reasons") or []) for name, v in verdicts.items()},
@@ -130,4 +139,4 @@ def disagreements(
     return found
 
 
-__all__ = ["REGRADABLE_MODES", "disagreements", "regrade_records"]
+__all__ = ["REGRADABLE_MODES", "Observation", "Regrader", "disagreements", "regrader"]

@@ -48,12 +48,11 @@ import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from fcbench.grading import REPAIRING_PROFILES
-from fcbench.grading.regrade import regrade_records
+from fcbench.grading.regrade import regrader
 from fcbench.metrics.aggregate import RunAccumulator, keeps_parity
-from fcbench.metrics.lines import RecordObserver, fold_lines, fold_record
+from fcbench.metrics.lines import RecordObserver, Regrade, fold_lines
 from fcbench.metrics.models import (
     METRICS_VERSION,
     ArgumentDrift,
@@ -73,7 +72,8 @@ from fcbench.metrics.observe import (
     record_anomalies,
 )
 from fcbench.metrics.partition import fold_in_parts
-from fcbench.store.records import RECORDS_FILE, iter_record_dicts, read_manifest
+from fcbench.store.records import Manifest, read_manifest
+from fcbench.store.view import RecordView, regrade_view
 from fcbench.suite.loader import load_suite
 
 
@@ -110,15 +110,25 @@ def compute_metrics(
                 acc = RunAccumulator()
                 read = fold_lines(acc, run_dir, wanted)
         else:
-            read = 0
-            records: Iterable[dict[str, Any]] = iter_record_dicts(run_dir / RECORDS_FILE)
-            if profile != "strict":
-                records = regrade_records(records, load_suite(manifest.suite_ref or manifest.suite), profile)
-            for rec in records:
-                read += 1
-                acc.line = read
-                fold_record(acc, rec, run_dir, read, wanted, observer)
+            read = fold_lines(acc, run_dir, wanted, each=_each(manifest, profile, observer))
         return acc.finish(manifest, read, wanted)
+
+
+def _each(manifest: Manifest, profile: str, observer: RecordObserver | None) -> Regrade:
+    """What is done to each record before it is folded: re-graded by ``profile`` (unless
+    ``strict``: the suite is loaded only then), then seen by ``observer``."""
+    grader = None
+    if profile != "strict":
+        grader = regrader(load_suite(manifest.suite_ref or manifest.suite), profile)
+
+    def each(view: RecordView) -> RecordView:
+        if grader is not None:
+            view = regrade_view(grader, view, profile)
+        if observer is not None:
+            observer(view)
+        return view
+
+    return each
 
 
 @contextmanager

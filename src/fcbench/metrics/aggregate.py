@@ -1,8 +1,8 @@
 """The streaming pass behind :func:`fcbench.metrics.compute_metrics`: fold records into state.
 
-Records arrive as :class:`~fcbench.store.view.RecordView` (decoded straight from their line) or
-as record dicts (:meth:`RunAccumulator.add_record`, for observers and re-graded profiles); both
-fold the same way. State is kept per target x mode and per case (:mod:`fcbench.metrics.state`):
+Records arrive as :class:`~fcbench.store.view.RecordView` (decoded straight from their line, or
+from the dict of a line the decoder refused). State is kept per target x mode and per case
+(:mod:`fcbench.metrics.state`):
 per case, a count per distinct scorable observation; nothing per record except one float per
 accepted observation for exact latency percentiles and, in the two modes stream parity compares,
 one small index per scorable repeat. What is derived from a verdict or an anomaly list is derived
@@ -34,8 +34,8 @@ from fcbench.metrics.observe import VerdictFacts, anomaly_list, attempt, codes_o
 from fcbench.metrics.partial import CaseTotals, ParityPart, RunPart, merge_parts
 from fcbench.metrics.state import CaseState, GroupState, same_outcome
 from fcbench.metrics.targets import settle_cases, target_metrics
-from fcbench.store.view import EMPTY_LIST, RecordView, encode_calls, view_of
 from fcbench.store.records import Manifest
+from fcbench.store.view import EMPTY_LIST, RecordView, encode_calls
 
 MAX_EXAMPLE_CHARS = 300
 """Provider error messages kept as examples are cut to this length (they are redacted already)."""
@@ -68,17 +68,6 @@ class RunAccumulator:
         self.line = 0
         """The order index of the record being folded (its line number; set by the caller)."""
 
-    def add_record(self, rec: dict[str, Any]) -> None:
-        """Fold one record dict (one :func:`fcbench.store.records.is_record` accepted)."""
-        verdict = rec.get("verdict")
-        try:
-            text = json.dumps(verdict, separators=(",", ":")).encode()
-        except (TypeError, ValueError):  # a re-graded verdict may hold values JSON has no text for
-            facts = VerdictFacts(verdict)
-        else:
-            facts = self._facts(text, verdict)
-        self.add(view_of(rec), facts)
-
     def add(self, rec: RecordView, facts: VerdictFacts | None = None) -> None:
         """Fold one record view; ``facts`` of its verdict when the caller has them.
 
@@ -89,37 +78,14 @@ class RunAccumulator:
             facts = self._verdicts.get(text)
             if facts is None:
                 facts = self._facts(text, _loads(text))
-        anomalies: list[Any] | BaseException = []
-        if rec.anomalies != EMPTY_LIST:
-            text = bytes(rec.anomalies)
-            found = self._anomalies.get(text)
-            if found is None:
-                found = _remember(self._anomalies, text, attempt(anomaly_list, _loads(text)))
-            anomalies = found
+        anomalies = self._anomalies_of(rec)
         mode, target = rec.mode, rec.target
         group = self._index.get((target.endpoint, target.model, mode))
         case = None if group is None else group.cases.get(rec.case_id)
         if group is None or case is None:
             group, case = self._case_of(rec, group)
-        outcome = rec.outcome
-        kind = outcome.kind
-        accepted = kind != "provider_error"
-        # Tokens and cost of every record, duplicates included: every request was billed.
-        usage = rec.usage
-        spend = (
-            (accepted, None, None) if usage is None else (accepted, usage.input_tokens, usage.output_tokens)
-        )
-        spent = group.usage
-        spent[spend] = spent.get(spend, 0) + 1
-        cost = rec.cost_usd
-        if cost.__class__ is float:
-            if cost:  # adding 0.0 changes nothing
-                group.cost.add(cost)
-        elif isinstance(cost, int | float):
-            group.cost.add(float(cost))
-        elif accepted:
-            group.cost_unknown += 1
-
+        accepted = rec.outcome.kind != "provider_error"
+        _spend(group, rec, accepted)
         repeat = rec.repeat
         bit = 1 << repeat
         if case.seen & bit:
@@ -140,29 +106,58 @@ class RunAccumulator:
                 codes = codes_of(kept_value(anomalies), facts)
                 _count_anomalies(group, case, codes, 1)
             if facts.scores:
-                if facts.unscorable is not None:  # raise here what the record pass raised on this record
-                    raise facts.unscorable
-                calls = encode_calls(outcome.calls or []) if kind == "tool_calls" else None
-                observation = (facts, calls)
-                observations = case.observations
-                index = observations.get(observation)
-                if index is None:
-                    if calls is not None:  # one object per distinct calls text: cases keep many
-                        known = self._calls
-                        if len(known) >= MEMO_ENTRIES:
-                            known.clear()
-                        observation = (facts, known.setdefault(calls, calls))
-                    index = observations[observation] = len(case.counts)
-                    case.counts.append(1)
-                else:
-                    case.counts[index] += 1
-                if mode in self._parity:
-                    near = case.near
-                    if near is not None and repeat == len(near):
-                        near.append(index)
-                    else:
-                        case.keep(repeat, index)
+                self._score(rec, case, facts)
                 return
+        self._lost(rec, group, case, (accepted, facts, codes))
+
+    def _anomalies_of(self, rec: RecordView) -> list[Any] | BaseException:
+        """The record's anomaly list (memoised by its text; [] for almost every record)."""
+        if rec.anomalies == EMPTY_LIST:
+            return []
+        text = bytes(rec.anomalies)
+        found = self._anomalies.get(text)
+        if found is None:
+            found = _remember(self._anomalies, text, attempt(anomaly_list, _loads(text)))
+        return found
+
+    def _score(self, rec: RecordView, case: CaseState, facts: VerdictFacts) -> None:
+        """Count a scorable observation among its case's distinct observations (and keep its index
+        for stream parity in the modes it compares)."""
+        if facts.unscorable is not None:  # raise here what the record pass raised on this record
+            raise facts.unscorable
+        outcome = rec.outcome
+        calls = encode_calls(outcome.calls or []) if outcome.kind == "tool_calls" else None
+        observation = (facts, calls)
+        observations = case.observations
+        index = observations.get(observation)
+        if index is None:
+            if calls is not None:  # one object per distinct calls text: cases keep many
+                known = self._calls
+                if len(known) >= MEMO_ENTRIES:
+                    known.clear()
+                observation = (facts, known.setdefault(calls, calls))
+            index = observations[observation] = len(case.counts)
+            case.counts.append(1)
+        else:
+            case.counts[index] += 1
+        if rec.mode in self._parity:
+            near = case.near
+            repeat = rec.repeat
+            if near is not None and repeat == len(near):
+                near.append(index)
+            else:
+                case.keep(repeat, index)
+
+    def _lost(
+        self,
+        rec: RecordView,
+        group: GroupState,
+        case: CaseState,
+        how: tuple[bool, VerdictFacts, tuple[str, ...]],
+    ) -> None:
+        """Count an observation lost to a provider or harness error (or without a verdict)."""
+        accepted, facts, codes = how
+        outcome = rec.outcome
         if not accepted:
             code = str(outcome.code or "unknown")
         else:
@@ -174,7 +169,7 @@ class RunAccumulator:
         case.errors += 1
         if case.error_repeats is None:
             case.error_repeats = {}
-        case.error_repeats[repeat] = (code, accepted, codes)
+        case.error_repeats[rec.repeat] = (code, accepted, codes)
 
     def _facts(self, text: bytes, verdict: Any) -> VerdictFacts:
         return _remember(self._verdicts, text, VerdictFacts(verdict))
@@ -327,6 +322,22 @@ def finish_parts(
         planned=manifest.planned,
     )
     return RunMetrics(run=info, records_read=merged.read, targets=out, cases=CaseSummaries(cases))
+
+
+def _spend(group: GroupState, rec: RecordView, accepted: bool) -> None:
+    """Count the tokens and cost of every record, duplicates included: every request was billed."""
+    usage = rec.usage
+    spend = (accepted, None, None) if usage is None else (accepted, usage.input_tokens, usage.output_tokens)
+    spent = group.usage
+    spent[spend] = spent.get(spend, 0) + 1
+    cost = rec.cost_usd
+    if cost.__class__ is float:
+        if cost:  # adding 0.0 changes nothing
+            group.cost.add(cost)
+    elif isinstance(cost, int | float):
+        group.cost.add(float(cost))
+    elif accepted:
+        group.cost_unknown += 1
 
 
 def _unobserved(target: dict[str, Any]) -> tuple[GroupState, CaseTotals]:

@@ -21,11 +21,14 @@ from pydantic import ValidationError
 from fcbench.errors import RunStateError
 from fcbench.metrics.aggregate import RunAccumulator, Undecodable
 from fcbench.metrics.partial import Unsplittable
-from fcbench.store.view import DECODE_ERRORS, DECODER, complete_lines, readable_line
 from fcbench.store.records import RECORDS_FILE, Record, is_record
+from fcbench.store.view import DECODE_ERRORS, DECODER, RecordView, complete_lines, readable_line, view_of
 
-RecordObserver = Callable[[dict[str, Any]], None]
-"""Called with every record dict read, before aggregation (lets a report collect drill-down rows)."""
+RecordObserver = Callable[[RecordView], None]
+"""Called with every record read (re-graded, when a profile re-grades), before aggregation (lets a
+report collect drill-down rows)."""
+Regrade = Callable[[RecordView], RecordView]
+"""A record's view with its verdict re-graded (:func:`fcbench.store.view.regraded` of one view)."""
 
 _CASE_KEY = b'"case_id":"'
 
@@ -73,12 +76,17 @@ class Share:
 
 
 def fold_lines(
-    acc: RunAccumulator, run_dir: Path, wanted: set[str] | None = None, share: Share | None = None
+    acc: RunAccumulator,
+    run_dir: Path,
+    wanted: set[str] | None = None,
+    share: Share | None = None,
+    each: Regrade | None = None,
 ) -> int:
     """Fold every record line of ``run_dir`` (of the ``wanted`` modes; None: all) into ``acc``, read
     straight from the lines as :func:`fcbench.metrics.compute_metrics` does for the ``strict``
     profile; returns how many lines were JSON (``records_read``). With a ``share``, only the lines
-    of its part, each record's order index still its line number in the whole file."""
+    of its part, each record's order index still its line number in the whole file. ``each``
+    (re-grading, observing) is given every view of a wanted mode before it is folded."""
     read = 0
     seen = 0  # lines before this block
     decode = DECODER.decode
@@ -104,7 +112,7 @@ def fold_lines(
                     raise Unsplittable(f"line {number}: case id {view.case_id!r} found in another part")
                 read += 1
                 try:
-                    add(view)
+                    add(view if each is None else each(view))
                     continue
                 except Undecodable:
                     read -= 1
@@ -123,9 +131,9 @@ def fold_lines(
             except (ValueError, RecursionError):
                 continue
             read += 1
-            if share is not None and not (is_record(rec) and share.holds(rec["case_id"])):
+            if share is not None and not (is_record(rec) and share.holds(view_of(rec).case_id)):
                 raise Unsplittable(f"line {number}: a record another part may hold, or not a record")
-            fold_record(acc, rec, run_dir, read, wanted, None)
+            fold_record(acc, rec, run_dir, read, wanted, each)
     return read
 
 
@@ -135,7 +143,7 @@ def fold_record(
     run_dir: Path,
     number: int,
     wanted: set[str] | None,
-    observer: RecordObserver | None,
+    each: Regrade | None,
 ) -> None:
     """Check record ``number`` (a decoded line) and fold it into ``acc``: a clear error when it is
     not a record."""
@@ -144,11 +152,10 @@ def fold_record(
             f"{run_dir / RECORDS_FILE}: record {number} is not a valid record"
         )
     try:
-        if wanted is not None and rec.get("mode") not in wanted:
+        view = view_of(rec)
+        if wanted is not None and view.mode not in wanted:
             return
-        if observer is not None:
-            observer(rec)
-        acc.add_record(rec)
+        acc.add(view if each is None else each(view))
     except (AttributeError, KeyError, TypeError, ValueError):
         error = bad_record(run_dir, number, rec)
         if error is None:

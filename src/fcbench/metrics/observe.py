@@ -10,17 +10,18 @@ from typing import Any, TypeVar
 from fcbench.grading import RIGHT_DECISIONS
 from fcbench.grading.inputs import anomaly_codes
 from fcbench.grading.repairs import repair_counts
+from fcbench.store.view import RecordView
 
 SELECTION_KINDS = frozenset({"tool", "tools", "text", "clarification"})
 """Expected kinds that selection accuracy applies to."""
 MAX_REASON_CHARS = 200
 
 
-def record_anomalies(rec: dict[str, Any]) -> tuple[str, ...]:
+def record_anomalies(rec: RecordView) -> tuple[str, ...]:
     """The anomaly codes of one record: the record's (the adapter's), then the verdict's, each once."""
-    found: list[Any] = list(rec.get("anomalies") or [])
-    verdict = rec.get("verdict")
-    if isinstance(verdict, dict):
+    found: list[Any] = rec.anomaly_data()
+    verdict = rec.verdict_data()
+    if verdict is not None:
         found += list(verdict.get("anomalies") or [])
     return anomaly_codes(a for a in found if isinstance(a, dict | str))
 

@@ -27,12 +27,11 @@ from typing import Any
 
 import msgspec
 
-from fcbench.endpoints import label_of
 from fcbench.errors import FcbenchError
 from fcbench.metrics import RunMetrics, compute_metrics, failure_reasons, record_anomalies
-from fcbench.store.view import complete_lines
 from fcbench.store.blobs import BLOBS_FILE, iter_blobs
-from fcbench.store.records import RECORDS_FILE, is_record, read_manifest
+from fcbench.store.records import RECORDS_FILE, read_manifest
+from fcbench.store.view import RecordView, iter_views
 
 PLAIN_MAX_BYTES = 256 * 1024
 """Data blocks up to this size stay plain JSON (readable in the file); larger ones are compressed."""
@@ -92,32 +91,27 @@ def result_of(decision: str, passed: bool | None) -> str:
     return "pass" if passed is True else "fail"
 
 
-def _case_of(rec: dict[str, Any]) -> dict[str, Any]:
-    case = rec.get("case")
-    return case if isinstance(case, dict) else {}
-
-
-def observation_row(rec: dict[str, Any], n: int) -> dict[str, Any]:
+def observation_row(rec: RecordView, n: int) -> dict[str, Any]:
     """The compact form of one record shown by the page (raw bodies left as blob references)."""
-    verdict = rec.get("verdict") if isinstance(rec.get("verdict"), dict) else None
-    outcome = rec.get("outcome") or {}
-    case = _case_of(rec)
+    verdict = rec.verdict_data()
+    outcome = rec.outcome.data()
+    case = rec.case_data()
     decision = verdict.get("decision") if verdict else None
-    scorable = outcome.get("kind") != "provider_error" and decision not in (None, "not_scored")
+    scorable = rec.outcome.kind != "provider_error" and decision not in (None, "not_scored")
     decision = str(decision) if scorable else "not_scored"
     passed = verdict.get("passed") if verdict else None
-    raw = rec.get("raw")
+    raw = rec.raw_data()
     if isinstance(raw, dict) and ("request" in raw or "response" in raw):
         request, response = raw.get("request"), raw.get("response")
     else:
         request, response = raw or None, None
     return {
         "n": n,
-        "seq": rec.get("seq"),
-        "target": label_of(rec.get("target") or {}),
-        "mode": str(rec.get("mode")),
-        "case_id": str(rec.get("case_id")),
-        "repeat": rec.get("repeat"),
+        "seq": rec.seq,
+        "target": rec.label,
+        "mode": str(rec.mode),
+        "case_id": str(rec.case_id),
+        "repeat": rec.repeat,
         "category": str(case.get("category", "")),
         "tags": [str(t) for t in case.get("tags") or []],
         "decision": decision,
@@ -126,17 +120,17 @@ def observation_row(rec: dict[str, Any], n: int) -> dict[str, Any]:
         "reasons": failure_reasons(verdict) if verdict and passed is not True and scorable else [],
         "outcome": outcome,
         "verdict": verdict,
-        "turns": rec.get("turns") or [],
-        "error": rec.get("error"),
-        "latency_ms": rec.get("latency_ms"),
+        "turns": rec.turn_data(),
+        "error": rec.error,
+        "latency_ms": rec.latency_ms,
         "request": request,
         "response": response,
     }
 
 
-def case_info(rec: dict[str, Any]) -> dict[str, Any]:
+def case_info(rec: RecordView) -> dict[str, Any]:
     """What the page shows of a record's case: prompt, category, tags and expected kind."""
-    case = _case_of(rec)
+    case = rec.case_data()
     return {
         "prompt": str(case.get("prompt", "")),
         "category": str(case.get("category", "")),
@@ -162,8 +156,8 @@ class ObservationCollector:
     count: int = 0
     """Records seen."""
 
-    def __call__(self, rec: dict[str, Any]) -> None:
-        """Observe one record dict."""
+    def __call__(self, rec: RecordView) -> None:
+        """Observe one record."""
         row = observation_row(rec, self.count)
         self.count += 1
         self.decisions.add(row["decision"])
@@ -245,8 +239,8 @@ def collect(
     paused = gc.isenabled()
     gc.disable()  # hundreds of thousands of long-lived objects without cycles: nothing to collect
     try:
-        for rec in record_dicts(run_dir):
-            if wanted is None or rec["mode"] in wanted:
+        for rec in record_views(run_dir):
+            if wanted is None or rec.mode in wanted:
                 collector(rec)
     finally:
         if paused:
@@ -254,18 +248,7 @@ def collect(
     return metrics, collector
 
 
-def record_dicts(run_dir: Path) -> Iterator[dict[str, Any]]:
-    """Every record of ``run_dir`` as a dict, in file order (msgspec decodes; a line it refuses goes
-    to :func:`json.loads`; lines that are no records are skipped, a torn last line ends the file)."""
-    decode = msgspec.json.decode
-    for lines, _ in complete_lines(run_dir / RECORDS_FILE):
-        for line in lines:
-            try:
-                rec = decode(line)
-            except (msgspec.DecodeError, RecursionError, ValueError):
-                try:
-                    rec = json.loads(line)
-                except (ValueError, RecursionError):
-                    continue
-            if is_record(rec):
-                yield rec
+def record_views(run_dir: Path) -> Iterator[RecordView]:
+    """Every record of ``run_dir`` as a view, in file order (lines that are no records are skipped,
+    a torn last line ends the file)."""
+    return iter_views(run_dir / RECORDS_FILE)

@@ -23,11 +23,10 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from fcbench.endpoints import label_of
 from fcbench.metrics import CaseSummary, RunMetrics, TargetMetrics, compute_metrics
 from fcbench.report.common import strip_control
+from fcbench.store.view import RecordView, decoded
 
 MAX_MESSAGE_CHARS = 1000
 
@@ -47,15 +46,15 @@ class JunitObservations:
 
     seen: dict[tuple[str, str, str], dict[int, Observed]] = field(default_factory=dict)
 
-    def __call__(self, rec: dict[str, Any]) -> None:
-        """Observe one record dict, the way the metrics de-duplicate it."""
-        key = (label_of(rec.get("target") or {}), str(rec.get("mode")), str(rec.get("case_id")))
+    def __call__(self, rec: RecordView) -> None:
+        """Observe one record, the way the metrics de-duplicate it."""
+        key = (rec.label, str(rec.mode), str(rec.case_id))
         repeats = self.seen.setdefault(key, {})
-        repeat = int(rec.get("repeat") or 0)
+        repeat = rec.repeat
         prior = repeats.get(repeat)
         if prior is not None and prior.error is None:
             return
-        latency = rec.get("latency_ms")
+        latency = rec.latency_ms
         repeats[repeat] = Observed(
             latency_ms=float(latency) if isinstance(latency, int | float) else 0.0, error=_error_of(rec)
         )
@@ -65,21 +64,21 @@ class JunitObservations:
         return self.seen.get((case.target, case.mode, case.case_id), {})
 
 
-def _error_of(rec: dict[str, Any]) -> tuple[str, str, int | None] | None:
+def _error_of(rec: RecordView) -> tuple[str, str, int | None] | None:
     """``(code, message, status)`` of an unscorable record (codes as in the metrics' ``provider_errors``)."""
-    outcome = rec.get("outcome") or {}
-    verdict = rec.get("verdict")
-    if outcome.get("kind") == "provider_error":
-        status = outcome.get("status")
-        code = str(outcome.get("code") or "unknown")
-        return code, str(outcome.get("message") or code), status if isinstance(status, int) else None
+    outcome = rec.outcome
+    verdict = decoded(rec.verdict)
+    if outcome.kind == "provider_error":
+        status = outcome.status
+        code = str(outcome.code or "unknown")
+        return code, str(outcome.message or code), status if isinstance(status, int) else None
     decision = verdict.get("decision") if isinstance(verdict, dict) else None
     if isinstance(verdict, dict) and decision not in (None, "not_scored"):
         return None
-    if verdict is None and not rec.get("error"):
+    if verdict is None and not rec.error:
         return "ungraded", "the observation has no verdict", None
     reasons = verdict.get("reasons") if isinstance(verdict, dict) else None
-    message = rec.get("error") or (reasons[0] if isinstance(reasons, list) and reasons else "not scored")
+    message = rec.error or (reasons[0] if isinstance(reasons, list) and reasons else "not scored")
     return "harness", str(message), None
 
 

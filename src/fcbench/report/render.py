@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fcbench.endpoints import label_of
 from fcbench.errors import ConfigError
 from fcbench.grading import REPAIRING_PROFILES
 from fcbench.grading.jsonvalues import short
@@ -20,7 +19,8 @@ from fcbench.report.github import render_github
 from fcbench.report.jsonfmt import render_json
 from fcbench.report.junit import render_junit_run
 from fcbench.report.markdown import render_markdown
-from fcbench.store.records import read_manifest, run_record_dicts
+from fcbench.store.records import read_manifest
+from fcbench.store.view import RecordView, run_views
 from fcbench.suite.loader import load_suite
 
 RENDERERS: dict[str, Callable[[RunMetrics], str]] = {
@@ -80,16 +80,14 @@ class RepairList:
         self.rows: list[dict[str, Any]] = []
         self._scored: set[tuple[str, str, str, str]] = set()
 
-    def __call__(self, record: dict[str, Any]) -> None:
-        verdict = record.get("verdict")
-        outcome = record.get("outcome")
-        if not isinstance(verdict, dict) or verdict.get("decision") in (None, "not_scored"):
+    def __call__(self, record: RecordView) -> None:
+        verdict = record.verdict_data()
+        if verdict is None or verdict.get("decision") in (None, "not_scored"):
             return
-        if isinstance(outcome, dict) and outcome.get("kind") == "provider_error":
+        if record.outcome.kind == "provider_error":
             return
-        target = record.get("target")
-        label = label_of(target) if isinstance(target, dict) else "?"
-        where = (label, str(record.get("case_id")), str(record.get("repeat")), str(record.get("mode")))
+        label = record.label
+        where = (label, str(record.case_id), str(record.repeat), str(record.mode))
         if where in self._scored:
             return
         self._scored.add(where)
@@ -97,12 +95,12 @@ class RepairList:
             if isinstance(repair, dict):
                 self.rows.append(
                     {
-                        "seq": record.get("seq"),
+                        "seq": record.seq,
                         "profile": self.profile,
                         "target": label,
-                        "case_id": record.get("case_id"),
-                        "repeat": record.get("repeat"),
-                        "mode": record.get("mode"),
+                        "case_id": record.case_id,
+                        "repeat": record.repeat,
+                        "mode": record.mode,
                         **{key: repair.get(key) for key in REPAIR_FIELDS},
                     }
                 )
@@ -115,7 +113,7 @@ def render_profiles(run_dir: Path, fmt: str, profiles: list[str], modes: list[st
         raise ConfigError(f"several profiles can be shown in md or json, not {fmt}", key="--profile")
     manifest = read_manifest(run_dir)
     suite = load_suite(manifest.suite_ref or manifest.suite)
-    split = disagreements(run_record_dicts(run_dir), suite, profiles)
+    split = disagreements((view.observation() for view in run_views(run_dir)), suite, profiles)
     metrics: dict[str, RunMetrics] = {}
     repairs: dict[str, RepairList] = {}
     for p in profiles:

@@ -21,7 +21,7 @@ the recursion limit.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,9 @@ import msgspec
 from fcbench.endpoints import label_of
 from fcbench.errors import RunStateError
 from fcbench.files import open_run_file
+from fcbench.grading.regrade import Observation, Regrader, regrader
 from fcbench.store.records import RECORDS_FILE, ObservationKey, is_record, observation_key, read_manifest
+from fcbench.suite.loader import Suite
 
 NULL = msgspec.Raw(b"null")
 """The JSON text of an absent field (the dict pass read an absent field as None)."""
@@ -220,6 +222,19 @@ class RecordView(msgspec.Struct, gc=False):
         """The adapter's notes, decoded (empty when none)."""
         return _list(decoded(self.notes))
 
+    def observation(self) -> Observation:
+        """What re-grading reads of this record (:class:`fcbench.grading.regrade.Observation`)."""
+        return Observation(
+            case_id=self.case_id,
+            mode=self.mode,
+            outcome=self.outcome.data(),
+            anomalies=self.anomaly_data(),
+            recorded=self.verdict_data(),
+            seq=self.seq,
+            target=self.label,
+            repeat=self.repeat,
+        )
+
     def with_verdict(self, text: bytes) -> RecordView:
         """This view with another verdict (a re-graded one), given as its JSON text."""
         return msgspec.structs.replace(self, verdict=msgspec.Raw(text))
@@ -271,9 +286,13 @@ def view_of(rec: dict[str, Any]) -> RecordView:
             calls=calls,
         ),
         usage=UsageView(_tokens(usage.get("input_tokens")), _tokens(usage.get("output_tokens"))),
-        **{k: rec.get(k) for k in _SCALARS},
-        **{k: _text(rec.get(k)) for k in _TEXTS},
+        **_parts(rec),
     )
+
+
+def _parts(rec: dict[str, Any]) -> dict[str, Any]:
+    """The scalar fields of a view as they are, the others as their JSON text."""
+    return {k: rec.get(k) for k in _SCALARS} | {k: _text(rec.get(k)) for k in _TEXTS}
 
 
 _SCALARS = ("latency_ms", "cost_usd", "error", "run_id", "seq", "attempts")
@@ -367,3 +386,17 @@ def run_views(run_dir: Path) -> Iterator[RecordView]:
     if not path.is_file():
         raise RunStateError(f"{run_dir}: no {RECORDS_FILE}")
     return iter_views(path)
+
+
+def regrade_view(grader: Regrader, view: RecordView, profile: str) -> RecordView:
+    """The view with its verdict replaced by ``profile``'s (multi-turn modes keep theirs; a case
+    the suite lacks raises :class:`~fcbench.errors.CaseError`)."""
+    found = grader.verdict(view.observation(), profile)
+    return view if found is None else view.with_verdict(found.model_dump_json().encode())
+
+
+def regraded(views: Iterable[RecordView], suite: Suite, profile: str) -> Iterator[RecordView]:
+    """:func:`regrade_view` of each view (an unknown profile raises
+    :class:`~fcbench.errors.ConfigError` at once)."""
+    grader = regrader(suite, profile)
+    return (regrade_view(grader, view, profile) for view in views)

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fcbench.report.html_data import dumps, observation_row, record_dicts
+from fcbench.report.html_data import dumps, observation_row, record_views
 from fcbench.store.blobs import expand_blobs, load_blob_closure
+from fcbench.store.view import RecordView
 
 FILTERS: tuple[str, ...] = ("target", "mode", "category", "tag", "decision", "anomaly", "result", "case", "q")
 """The filters of an observation query (the page's filter controls, the selected case, the search)."""
@@ -56,11 +57,10 @@ class Page:
 def rows(run_dir: Path, several_modes: bool) -> Iterator[tuple[dict[str, Any], str]]:
     """Each record's row (:func:`~fcbench.report.html_data.observation_row`, with its ``column``) and
     its case's prompt."""
-    for n, rec in enumerate(record_dicts(run_dir)):
+    for n, rec in enumerate(record_views(run_dir)):
         row = observation_row(rec, n)
         row["column"] = f"{row['target']} [{row['mode']}]" if several_modes else row["target"]
-        case = rec.get("case")
-        yield row, str(case.get("prompt", "")) if isinstance(case, dict) else ""
+        yield row, str(rec.case_data().get("prompt", ""))
 
 
 def search_text(row: dict[str, Any], prompt: str) -> str:
@@ -118,11 +118,11 @@ def query(run_dir: Path, f: dict[str, str], offset: int, limit: int, several_mod
     )
 
 
-def record_at(run_dir: Path, n: int) -> dict[str, Any] | None:
+def record_at(run_dir: Path, n: int) -> RecordView | None:
     """Record number ``n`` (its position among the file's records), or None."""
     if n < 0:
         return None
-    for i, rec in enumerate(record_dicts(run_dir)):
+    for i, rec in enumerate(record_views(run_dir)):
         if i == n:
             return rec
     return None
