@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from secret_samples import KINDS
 
@@ -92,3 +95,10 @@ def test_a_known_key_is_redacted_in_any_case() -> None:
 def test_long_hostile_inputs_are_scanned_in_linear_time(text: str) -> None:
     # a pattern that backtracks (quadratic in the length) would hold this test for minutes
     assert Redactor(patterns=True).text(text) == text
+
+
+def test_security_md_lists_exactly_the_kinds_caught() -> None:
+    text = (Path(__file__).resolve().parents[2] / "SECURITY.md").read_text(encoding="utf-8")
+    section = text.split("## Secrets", 1)[1].split("**Not caught**", 1)[0]
+    listed = set(re.findall(r"^\| `([a-z_0-9]+)` \|", section, flags=re.MULTILINE))
+    assert listed == set(SECRET_PATTERNS)
