@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from fcbench.pricing import PriceTable
 from fcbench.run.observe import FinishRecord, ObservationContext, harness_error_record, now_iso
 from fcbench.run.plan import Planned, Target
 from fcbench.run.pool import ProgressSink, run_plan
+from fcbench.schema.patterns import bounded_search
 from fcbench.schema.validate import ValidatorCache
 from fcbench.store.records import Record, RecordWriter
 from fcbench.suite.loader import load_suite
@@ -156,3 +158,21 @@ def test_a_record_that_cannot_be_written_fails_the_run_instead_of_hanging_it(
 
     with pytest.raises(OSError, match="No space left"):
         asyncio.run(go())
+
+
+def test_an_observation_whose_pattern_needs_time_is_graded_off_the_event_loop_and_recorded(
+    tmp_path: Path,
+) -> None:
+    graded_on: list[str] = []
+
+    async def observe(ctx: ObservationContext, planned: Planned) -> FinishRecord:
+        def finish() -> Record:
+            bounded_search(r"^(a|aa)+$", "a" * 60 + "!")  # catastrophic: needs more than a quick match
+            graded_on.append(threading.current_thread().name)
+            return harness_error_record(ctx, planned, now_iso(), RuntimeError("made by the test"))
+
+        return finish
+
+    recorded = asyncio.run(run_pool(plan_of(3), observe, tmp_path / "records.jsonl", concurrency=3))
+    assert recorded == 3 and sorted(seqs_on_disk(tmp_path / "records.jsonl")) == [0, 1, 2]
+    assert len(graded_on) == 3 and threading.main_thread().name not in graded_on

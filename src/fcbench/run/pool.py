@@ -128,20 +128,31 @@ class _Recorder:
         tasks = self.slow.setdefault(played[0].target.label, {})
         task = asyncio.create_task(self._finish_on_thread(played))
         tasks[task] = played
-        task.add_done_callback(lambda done: tasks.pop(done, None) if not done.exception() else None)
+        task.add_done_callback(self._forget_unless_failed)
+
+    def _forget_unless_failed(self, task: asyncio.Task[None]) -> None:
+        """Drop a grading that ended from :attr:`slow`; one that failed stays, for :meth:`drain`."""
+        if task.cancelled() or task.exception() is None:
+            for tasks in self.slow.values():
+                tasks.pop(task, None)
 
     async def _finish_on_thread(self, played: Played) -> None:
         self.store(played, await asyncio.to_thread(self.built, played))
 
     async def room_for(self, label: str) -> None:
         """Wait while ``label`` has :data:`SLOW_GRADINGS_PER_TARGET` gradings on worker threads."""
-        while len(tasks := self.slow.get(label, {})) >= SLOW_GRADINGS_PER_TARGET:
-            await asyncio.wait(list(tasks), return_when=asyncio.FIRST_COMPLETED)
+        while (
+            len(pending := [t for t in self.slow.get(label, {}) if not t.done()]) >= SLOW_GRADINGS_PER_TARGET
+        ):
+            await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
 
     async def drain(self) -> None:
         """Wait for every grading on a worker thread; raise the first that failed."""
-        while tasks := [task for by_label in self.slow.values() for task in by_label]:
-            await asyncio.gather(*tasks)
+        while pending := [task for tasks in self.slow.values() for task in tasks if not task.done()]:
+            await asyncio.wait(pending)
+        for tasks in self.slow.values():
+            for task in tasks:
+                task.result()
 
     def finish_abandoned(self) -> None:
         """Cancel the gradings still on worker threads and record their observations here."""
