@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
 if TYPE_CHECKING:  # the record models load when the command runs, not at start-up
     from fcbench.store.records import Manifest, Record
+    from fcbench.store.view import RecordView
 
 LISTED_NAMES = 40
 """How many known names an error message lists."""
@@ -67,17 +68,15 @@ def _target_labels(names: Mapping[str, str], wanted: str) -> set[str]:
     return labels
 
 
-def _matches(data: Mapping[str, Any], flt: ShowFilter, labels: set[str] | None) -> bool:
-    from fcbench.endpoints import label_of
-
-    if flt.case is not None and data["case_id"] != flt.case:
+def _matches(view: RecordView, flt: ShowFilter, labels: set[str] | None) -> bool:
+    if flt.case is not None and view.case_id != flt.case:
         return False
-    if flt.mode is not None and data["mode"] != flt.mode:
+    if flt.mode is not None and view.mode != flt.mode:
         return False
-    if labels is not None and label_of(data["target"]) not in labels:
+    if labels is not None and view.label not in labels:
         return False
-    verdict = data.get("verdict")
-    return not (flt.failed and isinstance(verdict, dict) and verdict.get("passed") is True)
+    verdict = view.verdict_data()
+    return not (flt.failed and verdict is not None and verdict.get("passed") is True)
 
 
 def select(run_dir: Path, flt: ShowFilter, limit: int) -> Selection:
@@ -86,7 +85,8 @@ def select(run_dir: Path, flt: ShowFilter, limit: int) -> Selection:
     :class:`~fcbench.errors.ConfigError` for a target, mode or case the run does not hold."""
     from fcbench.errors import ConfigError
     from fcbench.report.export import target_names
-    from fcbench.store.records import Record, is_record, read_manifest, run_record_dicts
+    from fcbench.store.records import read_manifest
+    from fcbench.store.view import run_views
 
     manifest = read_manifest(run_dir)
     labels = _target_labels(target_names(manifest), flt.target) if flt.target is not None else None
@@ -95,14 +95,12 @@ def select(run_dir: Path, flt: ShowFilter, limit: int) -> Selection:
     kept: list[Record] = []
     matching = 0
     cases: set[str] = set()
-    for data in run_record_dicts(run_dir):
-        if not is_record(data):
-            continue
-        cases.add(data["case_id"])
-        if _matches(data, flt, labels):
+    for view in run_views(run_dir):
+        cases.add(view.case_id)
+        if _matches(view, flt, labels):
             matching += 1
             if len(kept) < limit:
-                kept.append(Record.model_validate(data))
+                kept.append(view.record())
     if flt.case is not None and flt.case not in cases:
         raise ConfigError(f"no case {flt.case!r} in this run; cases: {_known(cases)}", key="--case")
     return Selection(kept, matching, manifest)

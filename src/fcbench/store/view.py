@@ -31,7 +31,14 @@ from fcbench.endpoints import label_of
 from fcbench.errors import RunStateError
 from fcbench.files import open_run_file
 from fcbench.grading.regrade import Observation, Regrader, regrader
-from fcbench.store.records import RECORDS_FILE, ObservationKey, is_record, observation_key, read_manifest
+from fcbench.store.records import (
+    RECORDS_FILE,
+    ObservationKey,
+    Record,
+    is_record,
+    observation_key,
+    read_manifest,
+)
 from fcbench.suite.loader import Suite
 
 NULL = msgspec.Raw(b"null")
@@ -181,6 +188,12 @@ class RecordView(msgspec.Struct, gc=False):
     """Edits the schema transform made to the offered tools (:meth:`schema_change_data`)."""
     notes: msgspec.Raw = NULL
     """Semantics the adapter could not map exactly (:meth:`note_data`)."""
+    started_at: Any = None
+    """UTC time the observation started."""
+    dataset_version: Any = None
+    """The suite's dataset version."""
+    continuation: Any = None
+    """Multi-turn modes: ``stateless`` or ``stateful``."""
 
     @property
     def label(self) -> str:
@@ -234,6 +247,17 @@ class RecordView(msgspec.Struct, gc=False):
             target=self.label,
             repeat=self.repeat,
         )
+
+    def record(self) -> Record:
+        """The whole record as the typed :class:`~fcbench.store.records.Record` (pydantic's
+        ValidationError when the record is not of that shape)."""
+        data = {name: getattr(self, name) for name in _SCALARS + _KEPT}
+        data |= {name: decoded(getattr(self, name)) for name in _TEXTS}
+        data["target"] = self.target.as_dict()
+        data["outcome"] = self.outcome.data()
+        if self.usage is not None:
+            data["usage"] = msgspec.structs.asdict(self.usage)
+        return Record.model_validate({key: value for key, value in data.items() if value is not None})
 
     def with_verdict(self, text: bytes) -> RecordView:
         """This view with another verdict (a re-graded one), given as its JSON text."""
@@ -292,11 +316,14 @@ def view_of(rec: dict[str, Any]) -> RecordView:
 
 def _parts(rec: dict[str, Any]) -> dict[str, Any]:
     """The scalar fields of a view as they are, the others as their JSON text."""
-    return {k: rec.get(k) for k in _SCALARS} | {k: _text(rec.get(k)) for k in _TEXTS}
+    kept = {k: rec.get(k) for k in _SCALARS + _KEPT[3:]}
+    return kept | {k: _text(rec.get(k)) for k in _TEXTS}
 
 
 _SCALARS = ("latency_ms", "cost_usd", "error", "run_id", "seq", "attempts")
 """The fields of a view decoded as they are."""
+_KEPT = ("case_id", "repeat", "mode", "started_at", "dataset_version", "continuation")
+"""The identity and the other fields of a view decoded as they are, but :func:`view_of` keeps."""
 _TEXTS = ("case", "anomalies", "verdict", "turns", "raw", "schema_changes", "notes")
 """The fields of a view kept as JSON text."""
 
