@@ -179,6 +179,9 @@ class Gate(BaseModel):
     """Tag -> pass rate its cases must reach."""
     fail_fast: int | None = Field(default=None, ge=1, alias="failFast")
     """Stop a target after this many consecutive identical auth, not_found or schema_rejected errors."""
+    max_unsafe_writes: int | None = Field(default=0, ge=0, alias="maxUnsafeWrites")
+    """Calls of write tools a case did not expect (``verdict.unexpected_writes``) allowed per target and
+    mode; more fails the run whatever its pass rate (None disables)."""
 
     @field_validator("min_pass_rate_by_category", "min_pass_rate_by_tag")
     @classmethod
@@ -363,6 +366,37 @@ def _read_config_text(path: Path) -> str:
         raise ConfigError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=str(path)) from exc
 
 
+def _spellings(model: type[BaseModel], name: str) -> set[str]:
+    """``name`` and its camelCase alias, when ``model`` has a field of that name."""
+    field = model.model_fields.get(name)
+    return {name} | ({field.alias} if field is not None and field.alias else set())
+
+
+def _apply_override(data: dict[str, Any], key: str, value: Any) -> None:
+    """Set one flag's value in the loaded config ``data`` (the flag wins over the file).
+
+    ``section.key`` sets one key of a nested section (``gate.min_coverage``), the rest kept. The file's
+    own spelling of that key (``minCoverage``) is replaced, not kept beside it; a mapping value
+    (``gate.min_pass_rate_by_category``) is merged entry by entry into the file's.
+    """
+    section, dot, name = key.partition(".")
+    target, field = (data, key)
+    if dot:
+        nested = data.get(section)
+        target = dict(nested) if isinstance(nested, dict) else {}
+        data[section] = target
+        field = name
+    section_field = RunConfig.model_fields.get(section) if dot else None
+    annotation = section_field.annotation if section_field is not None else RunConfig
+    model = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else RunConfig
+    previous: Any = None
+    for spelling in _spellings(model, field):
+        previous = target.pop(spelling, previous)
+    if isinstance(value, dict) and isinstance(previous, dict):
+        value = {**previous, **value}
+    target[field] = value
+
+
 def load_config(
     path: Path | None, overrides: dict[str, Any] | None = None, *, base: dict[str, Any] | None = None
 ) -> RunConfig:
@@ -402,12 +436,7 @@ def load_config(
         data = loaded
     for key, value in (overrides or {}).items():
         if value is not None and value != [] and value != {}:
-            section, dot, name = key.partition(".")
-            if dot:  # "gate.min_coverage": one key of a nested section, the rest kept
-                nested = data.get(section)
-                data[section] = {**(nested if isinstance(nested, dict) else {}), name: value}
-            else:
-                data[key] = value
+            _apply_override(data, key, value)
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:
