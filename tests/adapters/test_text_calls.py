@@ -79,6 +79,65 @@ SHAPES: list[tuple[str, str, list[tuple[str, dict[str, Any]]]]] = [
         [("search_orders", {"email": "a}{b@example.test"})],
     ),
     ("empty arguments object", '{"name": "lookup_order", "arguments": {}}', [("lookup_order", {})]),
+    ("python-style call", 'lookup_order(order_id="ORD-104821")', [LOOKUP]),
+    (
+        "python-style call in prose",
+        "Let me run search_orders(email='sam@example.test', limit=5) now.",
+        [SEARCH],
+    ),
+    (
+        "bfcl prompt format",
+        '[lookup_order(order_id="ORD-104821"), search_orders(email="sam@example.test", limit=5)]',
+        [LOOKUP, SEARCH],
+    ),
+    (
+        "python literals: lists, dicts, JSON names",
+        'f(a=[1, 2], b={"x": true}, c=None, d=-1.5)',
+        [("f", {"a": [1, 2], "b": {"x": True}, "c": None, "d": -1.5})],
+    ),
+    ("python-style, no arguments, offered tool", "lookup_order()", [("lookup_order", {})]),
+    ("python-style, dotted name", "math.factorial(number=5)", [("math.factorial", {"number": 5})]),
+    ("llama function tag", '<function=lookup_order>{"order_id": "ORD-104821"}</function>', [LOOKUP]),
+    (
+        "llama python_tag with parameters",
+        '<|python_tag|>{"name": "lookup_order", "parameters": {"order_id": "ORD-104821"}}',
+        [LOOKUP],
+    ),
+    ("llama python_tag, python call", '<|python_tag|>lookup_order.call(order_id="ORD-104821")', [LOOKUP]),
+    ("mistral TOOL_CALLS array", f"[TOOL_CALLS] [{LOOKUP_JSON}, {SEARCH_JSON}]", [LOOKUP, SEARCH]),
+    ("mistral TOOL_CALLS name ARGS", '[TOOL_CALLS]lookup_order[ARGS]{"order_id": "ORD-104821"}', [LOOKUP]),
+    ("functools", f"functools[{LOOKUP_JSON}]", [LOOKUP]),
+    (
+        "gemma tool_code fence",
+        '```tool_code\nprint(default_api.lookup_order(order_id="ORD-104821"))\n```',
+        [LOOKUP],
+    ),
+    (
+        "hermes tool_call, parameters",
+        '<tool_call>{"name": "lookup_order", "parameters": {"order_id": "ORD-104821"}}</tool_call>',
+        [LOOKUP],
+    ),
+    (
+        "a tool that was not offered",
+        '{"name": "delete_everything", "arguments": {}}',
+        [("delete_everything", {})],
+    ),
+    (
+        "a sentence as the name",
+        '{"name": "your order has shipped", "arguments": {"order_id": "ORD-1"}}',
+        [("your order has shipped", {"order_id": "ORD-1"})],
+    ),
+    (
+        "python call of a tool not offered",
+        'delete_order(order_id="ORD-1")',
+        [("delete_order", {"order_id": "ORD-1"})],
+    ),
+    ("Chinese prose around a python call", '好的，我来查询：lookup_order(order_id="ORD-104821")。', [LOOKUP]),
+    (
+        "Japanese prose around a function tag",
+        'ご注文を確認します。<function=lookup_order>{"order_id": "ORD-104821"}</function>',
+        [LOOKUP],
+    ),
 ]
 
 NOT_CALLS: list[tuple[str, str | None]] = [
@@ -86,7 +145,17 @@ NOT_CALLS: list[tuple[str, str | None]] = [
     ("empty", ""),
     ("plain English", "Your order ORD-104821 has shipped."),
     ("plain Chinese", "您的订单 ORD-104821 已发货。"),
-    ("a tool that was not offered", '{"name": "delete_everything", "arguments": {}}'),
+    ("prose naming a tool", "I can only use lookup_order, which needs an exact order ID."),
+    ("prose naming a tool in Chinese", "我只能使用 lookup_order 工具。"),
+    ("a JSON example without a tool name", 'Send it like {"order_id": "ORD-000012"}.'),
+    ("a customer record with a name", '{"name": "Sam", "email": "sam@example.test"}'),
+    ("python-style mention without values", "Call lookup_order(order_id) once you have the ID."),
+    ("no-argument mention of a tool not offered", "There is no cancel() here."),
+    ("positional argument of a tool not offered", "See note(1) and step(2)."),
+    ("parentheses in prose", "Your order(s) will ship (probably) soon."),
+    ("a placeholder is no literal", "search_orders(email=...)"),
+    ("an expression is no literal", 'lookup_order(order_id="ORD-" + str(1))'),
+    ("a python call that does not parse", 'lookup_order(order_id="ORD-1"'),
     ("a name without arguments", '{"name": "lookup_order"}'),
     ("arguments that are not an object", '{"name": "lookup_order", "arguments": ["ORD-104821"]}'),
     ("an argument string that is not JSON", '{"name": "lookup_order", "arguments": "ORD-104821"}'),
@@ -114,6 +183,14 @@ def test_texts_that_write_no_call(label: str, text: str | None) -> None:
 def test_offered_none_accepts_any_name() -> None:
     text = '{"name": "delete_everything", "arguments": {}}'
     assert as_pairs(calls_in_text(text, None)) == [("delete_everything", {})]
+    assert calls_in_text("lookup_order()", None) == []  # only an offered name makes "name()" a call
+
+
+def test_python_arguments_are_never_evaluated(tmp_path: Any) -> None:
+    marker = tmp_path / "ran"
+    text = f"lookup_order(order_id=__import__('pathlib').Path({str(marker)!r}).touch())"
+    assert calls_in_text(text, OFFERED) == []
+    assert not marker.exists()
 
 
 def test_anomaly_detail_is_the_extracted_calls_as_compact_json() -> None:
@@ -133,6 +210,12 @@ HOSTILE = [
     '{"a":' * 100_000,
     "{{" * 100_000,
     ('{"x": [' * 50 + "1") * 2_000,
+    "f(" * 100_000,
+    "lookup_order(order_id=" + "(" * 100_000,
+    "a(b='" * 50_000,
+    "<function=x>" * 20_000,
+    "[TOOL_CALLS]x[ARGS]" * 10_000,
+    "print(" * 50_000 + ")" * 50_000,
 ]
 
 

@@ -220,7 +220,7 @@ ANOMALY_CODES: Mapping[str, str] = {
     "arguments_not_object": "arguments parsed to something other than a JSON object",
     "arguments_type_mismatch": "arguments came as an object where the dialect sends a string, or the reverse",
     "finish_reason_mismatch": "the finish/stop reason contradicts the content",
-    "json_call_in_text": "the text looks like a JSON tool call instead of a real call",
+    "json_call_in_text": "the text writes a tool call (JSON, Python-style, a call tag) instead of making it",
     "refusal_field": "the provider set a refusal field",
     "unknown_event": "a stream event the adapter does not know",
     "stream_incomplete": "the stream ended before its terminal event",
