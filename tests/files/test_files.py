@@ -12,6 +12,16 @@ from fcbench.errors import InputError, RunStateError
 from fcbench.files import open_run_file, open_user_file, replaced_file, write_replacing
 
 
+def test_the_file_appears_only_once_written(tmp_path: Path) -> None:
+    out = tmp_path / "deeper" / "report.json"
+    with replaced_file(out) as fh:
+        fh.write(b"{}")
+        (partial,) = out.parent.iterdir()
+        assert not out.exists() and partial.name.startswith(".report.json.")
+    assert out.read_bytes() == b"{}"
+    assert list(out.parent.iterdir()) == [out]
+
+
 def test_two_replacers_of_one_file_in_flight_never_share_a_temporary_file(tmp_path: Path) -> None:
     target = tmp_path / "catalogue.json"
     target.write_text("old", encoding="utf-8")

@@ -39,7 +39,7 @@ def export(
         export_run(run, fmt.value, sys.stdout.buffer)
         sys.stdout.buffer.flush()
         return
-    from fcbench.cli.output import replaced_file
+    from fcbench.files import replaced_file
 
     with replaced_file(output) as fh:
         rows = export_run(run, fmt.value, fh)

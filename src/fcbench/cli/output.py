@@ -1,5 +1,6 @@
-"""What a command writes: an output file written whole or not at all, and data printed to a
-terminal (:func:`print_data`), which never receives a control character, markup or an emoji code.
+"""What a command prints: data printed to a terminal (:func:`print_data`), which never receives a
+control character, markup or an emoji code (an output file is written whole or not at all by
+:func:`fcbench.files.replaced_file`).
 
 Every string that comes from data (case ids, tags, target labels, model ids, catalogue titles,
 provider and MCP server messages, log text) is printed through :func:`print_data` or, inside
@@ -10,31 +11,12 @@ rich markup, :func:`fcbench.report.terminal.terminal_text`; both clean it with t
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
 from fcbench.redact import Redactor, sanitize
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-
-@contextmanager
-def replaced_file(path: Path) -> Iterator[BinaryIO]:
-    """A binary file that becomes ``path`` once the block ends without an error: it is written
-    beside it as ``NAME.partial`` and renamed, so a failed or interrupted write leaves no half file
-    (and an older ``path`` stays as it was)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    try:
-        with partial.open("wb") as fh:
-            yield fh
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
 
 
 def print_data(console: Console, text: object, *, style: str | None = None, redact: bool = False) -> None:

@@ -85,7 +85,7 @@ def _stream_json(run: Path, output: Path | None, modes: list[str] | None, profil
         write_json(metrics, binary)
         binary.flush()
         return
-    from fcbench.cli.output import replaced_file
+    from fcbench.files import replaced_file
 
     with replaced_file(output) as fh:
         write_json(metrics, fh)

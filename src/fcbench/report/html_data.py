@@ -28,6 +28,7 @@ from typing import Any
 import msgspec
 
 from fcbench.errors import FcbenchError
+from fcbench.files import open_run_file
 from fcbench.metrics import RunMetrics, compute_metrics, failure_reasons, record_anomalies
 from fcbench.store.blobs import BLOBS_FILE, iter_blobs
 from fcbench.store.records import RECORDS_FILE, read_manifest
@@ -195,7 +196,7 @@ def blob_pairs(path: Path) -> list[list[Any]]:
     """Every well-formed blob of a blob file as ``[id, value]`` (the value as its JSON text), read
     in one go; a torn or damaged file is read member by member instead (:func:`iter_blobs`)."""
     try:
-        with gzip.open(path, "rb") as fh:
+        with open_run_file(path) as raw, gzip.open(raw, "rb") as fh:
             content = fh.read()
     except (EOFError, OSError, zlib.error):
         return [[blob["id"], blob["value"]] for blob in iter_blobs(path)]

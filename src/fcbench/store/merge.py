@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fcbench.errors import RunStateError
+from fcbench.files import replaced_file, write_replacing
 from fcbench.store.blobs import BLOBS_FILE, iter_blobs
 from fcbench.store.records import (
     RECORDS_FILE,
@@ -114,10 +115,9 @@ def merge_runs(run_dirs: Sequence[Path], out_dir: Path) -> Merged:
         if skipped.count:
             damaged[run_dir] = skipped.count
     lines.sort()
-    with (out_dir / RECORDS_FILE).open("w", encoding="utf-8") as fh:
-        fh.writelines(line + "\n" for _, line in lines)
+    write_replacing(out_dir / RECORDS_FILE, "".join(line + "\n" for _, line in lines))
     blob_ids: set[str] = set()
-    with gzip.open(out_dir / BLOBS_FILE, "wt", encoding="utf-8") as fh:
+    with replaced_file(out_dir / BLOBS_FILE) as raw, gzip.open(raw, "wt", encoding="utf-8") as fh:
         for run_dir, _ in manifests:
             for blob in iter_blobs(run_dir / BLOBS_FILE):
                 if blob["id"] not in blob_ids:
