@@ -152,7 +152,7 @@ def _change(row: dict[str, Any]) -> str:
 
 
 def _repair_table(rows: list[dict[str, Any]], profile: str) -> str:
-    observations = len({(r["target"], r["case_id"], r["repeat"], r["mode"]) for r in rows})
+    observations = len({(row["target"], row["case_id"], row["repeat"], row["mode"]) for row in rows})
     header = f"# Repairs under {profile} ({len(rows)} repairs in {observations} observations)\n\n"
     if not rows:
         return header + "No observation needed a repair.\n"
