@@ -6,8 +6,9 @@ only in how each block is spelt (``{"type": "tool_use", "id": ...}`` or ``{"tool
 {"toolUseId": ...}}``), which a :class:`BlockSpelling` says; :func:`block_messages` builds the
 history once for both.
 
-:func:`blocks_turn` is the other direction's shared half: once a reply's blocks are read into
-text and calls, it decides the outcome the same way for both.
+:func:`reply_turn` is the other direction's: it reads a reply's blocks into text and calls (what
+each block is, and the names of its fields, a :class:`ReplySpelling` says), checks the stop
+reason against them, and :func:`blocks_turn` decides the outcome the same way for both.
 
 Rules: leading and interleaved system messages become system text; consecutive tool results are
 one user message (a user message right after them joins it, as a text block); an assistant turn
@@ -18,12 +19,12 @@ without an id gets a stand-in id (noted), and arguments that are not an object a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from fcbench.adapters.base import ParsedTurn
-from fcbench.adapters.common import anomaly, check_calls, text_call_anomaly
+from fcbench.adapters.common import BadResponse, anomaly, bad_response, check_calls, text_call_anomaly
 from fcbench.contract import (
     Anomaly,
     AssistantMessage,
@@ -37,6 +38,7 @@ from fcbench.contract import (
     ToolResultMessage,
     Usage,
     UserMessage,
+    make_call,
 )
 
 ResultBlocks = Callable[
@@ -178,4 +180,133 @@ def blocks_turn(
     )
 
 
-__all__ = ["BlockSpelling", "assistant_blocks", "block_messages", "blocks_turn", "call_keys"]
+BlockKind = tuple[Literal["text", "use", "replayed", "unknown"], Any]
+"""What one reply block is: ``("text", its text)``, ``("use", the object holding the tool use)``,
+``("replayed", None)`` (not output, kept to replay) or ``("unknown", how to name it)``."""
+
+
+@dataclass(frozen=True)
+class ReplySpelling:
+    """How one dialect spells a reply's blocks and stop reasons, for :func:`reply_turn`."""
+
+    spelling: BlockSpelling
+    """The dialect's conversation spelling (its turns' ``provider_state`` key)."""
+    stop_field: str
+    """What the dialect calls the stop reason (``stop_reason``, ``stopReason``)."""
+    use_kind: str
+    """What it calls a tool-use block, for messages (``tool_use``, ``toolUse``)."""
+    id_key: str
+    """The tool use's id field (``id``, ``toolUseId``)."""
+    kind_of: Callable[[dict[str, Any]], BlockKind]
+    """What a block is."""
+    refusals: frozenset[str]
+    """Stop reasons that make the turn a refusal."""
+    malformed: frozenset[str] = frozenset()
+    """Stop reasons that say the provider could not read the model's call."""
+
+
+def read_use(
+    reply: ReplySpelling, where: str, use: Any, raw_input: str | None, found: list[Anomaly]
+) -> ToolCall:
+    """The call of one tool-use object; ``raw_input``, a stream's argument text, wins over its ``input``."""
+    if not isinstance(use, dict):
+        raise BadResponse(f"{where}: {reply.use_kind} is not an object")
+    name = use.get("name")
+    if not isinstance(name, str):
+        raise BadResponse(f"{where}: {reply.use_kind} without a string name")
+    call_id = use.get(reply.id_key)
+    if call_id is not None and not isinstance(call_id, str):
+        raise BadResponse(
+            f"{where}: {reply.use_kind} {reply.id_key} is {type(call_id).__name__}, not a string"
+        )
+    if raw_input is not None:
+        return make_call(call_id, name, raw_input)
+    if "input" not in use:
+        return ToolCall(id=call_id, name=name, parse_error="input missing")
+    value = use["input"]
+    if isinstance(value, str):
+        found.append(anomaly("arguments_type_mismatch", f"{where} ({name}): input sent as a string"))
+    return make_call(call_id, name, value)
+
+
+def stop_anomalies(reply: ReplySpelling, stop_reason: str | None, calls: Sequence[ToolCall]) -> list[Anomaly]:
+    """What the stop reason says against the calls read (or a malformed call)."""
+    field, uses = reply.stop_field, f"{reply.use_kind} blocks"
+    if stop_reason in reply.malformed:
+        return [anomaly("malformed_call", f"{field} {stop_reason!r}")]
+    if calls and (stop_reason in ("end_turn", "stop_sequence") or stop_reason in reply.refusals):
+        return [anomaly("finish_reason_mismatch", f"{field} {stop_reason!r} beside {uses}")]
+    if calls and stop_reason == "max_tokens" and any(c.parse_error for c in calls):
+        return [anomaly("finish_reason_mismatch", f"{field} 'max_tokens': tool input cut off")]
+    if not calls and stop_reason == "tool_use":
+        return [anomaly("finish_reason_mismatch", f"{field} 'tool_use' but no {uses}")]
+    return []
+
+
+def reply_turn(
+    reply: ReplySpelling,
+    blocks: Any,
+    stop_reason: Any,
+    usage: Usage,
+    offered_tools: Sequence[str] | None,
+    raw_inputs: Mapping[int, str] | None = None,
+    anomalies: Sequence[Anomaly] = (),
+    response_id: str | None = None,
+) -> ParsedTurn:
+    """The canonical turn for one reply's ``content`` blocks (JSON, or assembled from a stream).
+
+    ``raw_inputs`` maps a block position to the argument text a stream delivered for it, which
+    is parsed instead of the block's ``input``. A body that is not well formed is ``bad_response``.
+    """
+    found = list(anomalies)
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    try:
+        if not isinstance(blocks, list):
+            raise BadResponse(f"content is {type(blocks).__name__}, not an array")
+        if stop_reason is not None and not isinstance(stop_reason, str):
+            raise BadResponse(f"{reply.stop_field} is {type(stop_reason).__name__}, not a string")
+        for index, block in enumerate(blocks):
+            if not isinstance(block, dict):
+                raise BadResponse(f"content[{index}] is {type(block).__name__}, not an object")
+            kind, value = reply.kind_of(block)
+            if kind == "text":
+                if not isinstance(value, str):
+                    raise BadResponse(f"content[{index}]: text block without a string text")
+                texts.append(value)
+            elif kind == "use":
+                calls.append(
+                    read_use(reply, f"content[{index}]", value, (raw_inputs or {}).get(index), found)
+                )
+            elif kind == "unknown":
+                found.append(anomaly("unknown_content", f"content[{index}] of {value}"))
+    except BadResponse as exc:
+        return bad_response(str(exc), found)
+    return blocks_turn(
+        reply.spelling,
+        blocks,
+        "".join(texts),
+        calls,
+        stop_field=reply.stop_field,
+        stop_reason=stop_reason,
+        refused=stop_reason in reply.refusals,
+        stop_anomalies=stop_anomalies(reply, stop_reason, calls),
+        usage=usage,
+        offered_tools=offered_tools,
+        anomalies=found,
+        response_id=response_id,
+    )
+
+
+__all__ = [
+    "BlockKind",
+    "BlockSpelling",
+    "ReplySpelling",
+    "assistant_blocks",
+    "block_messages",
+    "blocks_turn",
+    "call_keys",
+    "read_use",
+    "reply_turn",
+    "stop_anomalies",
+]

@@ -25,6 +25,7 @@ from fcbench.contract import (
     ToolCall,
     ToolCallsOutcome,
     ToolResultMessage,
+    Usage,
 )
 from fcbench.contract.text_calls import calls_in_text, text_calls_json
 
@@ -138,6 +139,18 @@ def bad_response(message: str, anomalies: Sequence[Anomaly] = ()) -> ParsedTurn:
 def token_count(value: Any) -> int | None:
     """A reported token count, or None when it is absent or not an integer (booleans are not)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def usage_of(value: Any, input_key: str, output_keys: Sequence[str]) -> Usage:
+    """Canonical usage from a reported usage object: the count at ``input_key`` in, the sum of
+    those at ``output_keys`` out (each null when nothing is reported, or ``value`` is no object)."""
+    if not isinstance(value, dict):
+        return Usage()
+    counts = [token_count(value.get(key)) for key in output_keys]
+    outputs = [n for n in counts if n is not None]
+    return Usage(
+        input_tokens=token_count(value.get(input_key)), output_tokens=sum(outputs) if outputs else None
+    )
 
 
 ERROR_MESSAGE_LIMIT = 2000

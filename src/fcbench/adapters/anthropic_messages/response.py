@@ -1,7 +1,8 @@
 """Read Anthropic Messages responses into canonical turns (protocols.md §3.2; pure, never raises).
 
-:func:`turn_from_blocks` reads a ``content`` array; the JSON path (:func:`parse_response`) and the
-stream assembler (``stream.py``) both end there, so a streamed turn reads like a non-streamed one.
+:data:`REPLY` says how a ``content`` array is read (by :func:`fcbench.adapters.blocks.reply_turn`);
+the JSON path (:func:`parse_response`) and the stream assembler (``stream.py``) both end there,
+so a streamed turn reads like a non-streamed one.
 
 * ``text`` blocks are joined into the turn's text; ``thinking`` and ``redacted_thinking`` blocks
   are not text but are kept for replay; any other block type is ``unknown_content``.
@@ -20,25 +21,20 @@ stream assembler (``stream.py``) both end there, so a streamed turn reads like a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from fcbench.adapters.anthropic_messages.errors import error_object, error_outcome
 from fcbench.adapters.anthropic_messages.request import SPELLING
 from fcbench.adapters.base import ParsedTurn
-from fcbench.adapters.blocks import blocks_turn
+from fcbench.adapters.blocks import BlockKind, ReplySpelling, reply_turn
 from fcbench.adapters.common import (
-    BadResponse,
-    anomaly,
     bad_response,
     decode_json_body,
-    token_count,
+    usage_of,
 )
 from fcbench.contract import (
-    Anomaly,
-    ToolCall,
     Usage,
-    make_call,
 )
 
 REPLAYED_BLOCKS = frozenset({"thinking", "redacted_thinking"})
@@ -47,96 +43,31 @@ REPLAYED_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 
 def read_usage(value: Any) -> Usage:
     """``input_tokens``/``output_tokens`` as canonical usage (null when absent)."""
-    if not isinstance(value, dict):
-        return Usage()
-    return Usage(
-        input_tokens=token_count(value.get("input_tokens")),
-        output_tokens=token_count(value.get("output_tokens")),
+    return usage_of(value, "input_tokens", ("output_tokens",))
+
+
+def _kind_of(block: dict[str, Any]) -> BlockKind:
+    kind = block.get("type")
+    if kind == "text":
+        return "text", block.get("text")
+    if kind == "tool_use":
+        return "use", block
+    return (
+        ("replayed", None)
+        if isinstance(kind, str) and kind in REPLAYED_BLOCKS
+        else ("unknown", f"type {kind!r}")
     )
 
 
-def _read_call(
-    index: int, block: Mapping[str, Any], raw_input: str | None, anomalies: list[Anomaly]
-) -> ToolCall:
-    where = f"content[{index}]"
-    name = block.get("name")
-    if not isinstance(name, str):
-        raise BadResponse(f"{where}: tool_use without a string name")
-    call_id = block.get("id")
-    if call_id is not None and not isinstance(call_id, str):
-        raise BadResponse(f"{where}: tool_use id is {type(call_id).__name__}, not a string")
-    if raw_input is not None:
-        return make_call(call_id, name, raw_input)
-    if "input" not in block:
-        return ToolCall(id=call_id, name=name, parse_error="input missing")
-    value = block["input"]
-    if isinstance(value, str):
-        anomalies.append(anomaly("arguments_type_mismatch", f"{where} ({name}): input sent as a string"))
-    return make_call(call_id, name, value)
-
-
-def _finish_anomalies(stop_reason: str | None, calls: Sequence[ToolCall]) -> list[Anomaly]:
-    if calls and stop_reason in ("end_turn", "stop_sequence"):
-        return [anomaly("finish_reason_mismatch", f"stop_reason {stop_reason!r} beside tool_use blocks")]
-    if calls and stop_reason == "max_tokens" and any(c.parse_error for c in calls):
-        return [anomaly("finish_reason_mismatch", "stop_reason 'max_tokens': tool input cut off")]
-    if calls and stop_reason == "refusal":
-        return [anomaly("finish_reason_mismatch", "stop_reason 'refusal' beside tool_use blocks")]
-    if not calls and stop_reason == "tool_use":
-        return [anomaly("finish_reason_mismatch", "stop_reason 'tool_use' but no tool_use blocks")]
-    return []
-
-
-def turn_from_blocks(
-    blocks: Any,
-    stop_reason: Any,
-    usage: Usage,
-    response_id: str | None,
-    offered_tools: Sequence[str] | None,
-    raw_inputs: Mapping[int, str] | None = None,
-    anomalies: Sequence[Anomaly] = (),
-) -> ParsedTurn:
-    """The canonical turn for one ``content`` array (JSON, or assembled from a stream).
-
-    ``raw_inputs`` maps a block position to the argument text a stream delivered for it, which
-    is parsed instead of the block's ``input``.
-    """
-    found = list(anomalies)
-    texts: list[str] = []
-    calls: list[ToolCall] = []
-    try:
-        if not isinstance(blocks, list):
-            raise BadResponse(f"content is {type(blocks).__name__}, not an array")
-        if stop_reason is not None and not isinstance(stop_reason, str):
-            raise BadResponse(f"stop_reason is {type(stop_reason).__name__}, not a string")
-        for index, block in enumerate(blocks):
-            if not isinstance(block, dict):
-                raise BadResponse(f"content[{index}] is {type(block).__name__}, not an object")
-            kind = block.get("type")
-            if kind == "text":
-                if not isinstance(block.get("text"), str):
-                    raise BadResponse(f"content[{index}]: text block without a string text")
-                texts.append(block["text"])
-            elif kind == "tool_use":
-                calls.append(_read_call(index, block, (raw_inputs or {}).get(index), found))
-            elif not (isinstance(kind, str) and kind in REPLAYED_BLOCKS):
-                found.append(anomaly("unknown_content", f"content[{index}] of type {kind!r}"))
-    except BadResponse as exc:
-        return bad_response(str(exc), found)
-    return blocks_turn(
-        SPELLING,
-        blocks,
-        "".join(texts),
-        calls,
-        stop_field="stop_reason",
-        stop_reason=stop_reason,
-        refused=stop_reason == "refusal",
-        stop_anomalies=_finish_anomalies(stop_reason, calls),
-        usage=usage,
-        offered_tools=offered_tools,
-        anomalies=found,
-        response_id=response_id,
-    )
+REPLY = ReplySpelling(
+    spelling=SPELLING,
+    stop_field="stop_reason",
+    use_kind="tool_use",
+    id_key="id",
+    kind_of=_kind_of,
+    refusals=frozenset({"refusal"}),
+)
+"""How a Messages reply spells its blocks and stop reasons."""
 
 
 def parse_response(body: Any, offered_tools: Sequence[str] | None = None) -> ParsedTurn:
@@ -150,6 +81,7 @@ def parse_response(body: Any, offered_tools: Sequence[str] | None = None) -> Par
     if "content" not in body:
         return bad_response(f"response has no content (keys: {sorted(body)[:12]})")
     response_id = body.get("id") if isinstance(body.get("id"), str) else None
-    return turn_from_blocks(
-        body["content"], body.get("stop_reason"), read_usage(body.get("usage")), response_id, offered_tools
+    usage = read_usage(body.get("usage"))
+    return reply_turn(
+        REPLY, body["content"], body.get("stop_reason"), usage, offered_tools, response_id=response_id
     )

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fcbench.adapters.anthropic_messages.errors import error_outcome
-from fcbench.adapters.anthropic_messages.response import bad_response, read_usage, turn_from_blocks
+from fcbench.adapters.anthropic_messages.response import REPLY, bad_response, read_usage
 from fcbench.adapters.base import ParsedTurn
+from fcbench.adapters.blocks import reply_turn
 from fcbench.adapters.common import anomaly
 from fcbench.contract import Anomaly, Usage
 
@@ -211,6 +212,13 @@ def parse_stream(
         return bad_response("the stream carried no message", state.anomalies)
     content, raw_inputs = state.content()
     usage = Usage(input_tokens=state.input_tokens, output_tokens=state.output_tokens)
-    return turn_from_blocks(
-        content, state.stop_reason, usage, state.response_id, offered_tools, raw_inputs, state.anomalies
+    return reply_turn(
+        REPLY,
+        content,
+        state.stop_reason,
+        usage,
+        offered_tools,
+        raw_inputs,
+        state.anomalies,
+        state.response_id,
     )

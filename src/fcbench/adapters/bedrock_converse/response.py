@@ -1,8 +1,8 @@
 """Read Bedrock Converse responses into canonical turns (pure, never raises).
 
-:func:`turn_from_blocks` reads an ``output.message.content`` array; the JSON path
-(:func:`parse_response`) and the stream assembler (``stream.py``) both end there, so a streamed
-turn reads like a non-streamed one.
+:data:`REPLY` says how an ``output.message.content`` array is read (by
+:func:`fcbench.adapters.blocks.reply_turn`); the JSON path (:func:`parse_response`) and the stream
+assembler (``stream.py``) both end there, so a streamed turn reads like a non-streamed one.
 
 * ``text`` blocks are joined into the turn's text; ``reasoningContent`` blocks are not text but
   are kept for replay; any other block (``image``, ``citationsContent``, ...) is
@@ -25,25 +25,20 @@ turn reads like a non-streamed one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from fcbench.adapters.base import ParsedTurn
 from fcbench.adapters.bedrock_converse.errors import error_outcome, error_type
 from fcbench.adapters.bedrock_converse.request import SPELLING
-from fcbench.adapters.blocks import blocks_turn
+from fcbench.adapters.blocks import BlockKind, ReplySpelling, reply_turn
 from fcbench.adapters.common import (
-    BadResponse,
-    anomaly,
     bad_response,
     decode_json_body,
-    token_count,
+    usage_of,
 )
 from fcbench.contract import (
-    Anomaly,
-    ToolCall,
     Usage,
-    make_call,
 )
 
 REPLAYED_BLOCKS = frozenset({"reasoningContent"})
@@ -56,95 +51,27 @@ MALFORMED_STOPS = frozenset({"malformed_tool_use", "malformed_model_output"})
 
 def read_usage(value: Any) -> Usage:
     """``inputTokens``/``outputTokens`` as canonical usage (null when absent)."""
-    if not isinstance(value, dict):
-        return Usage()
-    return Usage(
-        input_tokens=token_count(value.get("inputTokens")),
-        output_tokens=token_count(value.get("outputTokens")),
-    )
+    return usage_of(value, "inputTokens", ("outputTokens",))
 
 
-def _read_call(index: int, use: Any, raw_input: str | None, anomalies: list[Anomaly]) -> ToolCall:
-    where = f"content[{index}].toolUse"
-    if not isinstance(use, dict):
-        raise BadResponse(f"{where} is not an object")
-    name = use.get("name")
-    if not isinstance(name, str):
-        raise BadResponse(f"{where} without a string name")
-    call_id = use.get("toolUseId")
-    if call_id is not None and not isinstance(call_id, str):
-        raise BadResponse(f"{where}.toolUseId is {type(call_id).__name__}, not a string")
-    if raw_input is not None:
-        return make_call(call_id, name, raw_input)
-    if "input" not in use:
-        return ToolCall(id=call_id, name=name, parse_error="input missing")
-    value = use["input"]
-    if isinstance(value, str):
-        anomalies.append(anomaly("arguments_type_mismatch", f"{where} ({name}): input sent as a string"))
-    return make_call(call_id, name, value)
+def _kind_of(block: dict[str, Any]) -> BlockKind:
+    if "text" in block:
+        return "text", block["text"]
+    if "toolUse" in block:
+        return "use", block["toolUse"]
+    return ("replayed", None) if REPLAYED_BLOCKS & set(block) else ("unknown", f"kind {sorted(block)[:3]}")
 
 
-def _finish_anomalies(stop_reason: str | None, calls: Sequence[ToolCall]) -> list[Anomaly]:
-    if stop_reason in MALFORMED_STOPS:
-        return [anomaly("malformed_call", f"stopReason {stop_reason!r}")]
-    if calls and stop_reason in ("end_turn", "stop_sequence"):
-        return [anomaly("finish_reason_mismatch", f"stopReason {stop_reason!r} beside toolUse blocks")]
-    if calls and stop_reason == "max_tokens" and any(c.parse_error for c in calls):
-        return [anomaly("finish_reason_mismatch", "stopReason 'max_tokens': tool input cut off")]
-    if calls and stop_reason in REFUSAL_STOPS:
-        return [anomaly("finish_reason_mismatch", f"stopReason {stop_reason!r} beside toolUse blocks")]
-    if not calls and stop_reason == "tool_use":
-        return [anomaly("finish_reason_mismatch", "stopReason 'tool_use' but no toolUse blocks")]
-    return []
-
-
-def turn_from_blocks(
-    blocks: Any,
-    stop_reason: Any,
-    usage: Usage,
-    offered_tools: Sequence[str] | None,
-    raw_inputs: Mapping[int, str] | None = None,
-    anomalies: Sequence[Anomaly] = (),
-) -> ParsedTurn:
-    """The canonical turn for one ``content`` array (JSON, or assembled from a stream).
-
-    ``raw_inputs`` maps a block position to the argument text a stream delivered for it, which
-    is parsed instead of the block's ``input``.
-    """
-    found = list(anomalies)
-    texts: list[str] = []
-    calls: list[ToolCall] = []
-    try:
-        if not isinstance(blocks, list):
-            raise BadResponse(f"content is {type(blocks).__name__}, not an array")
-        if stop_reason is not None and not isinstance(stop_reason, str):
-            raise BadResponse(f"stopReason is {type(stop_reason).__name__}, not a string")
-        for index, block in enumerate(blocks):
-            if not isinstance(block, dict):
-                raise BadResponse(f"content[{index}] is {type(block).__name__}, not an object")
-            if "text" in block:
-                if not isinstance(block["text"], str):
-                    raise BadResponse(f"content[{index}]: text block without a string text")
-                texts.append(block["text"])
-            elif "toolUse" in block:
-                calls.append(_read_call(index, block["toolUse"], (raw_inputs or {}).get(index), found))
-            elif not REPLAYED_BLOCKS & set(block):
-                found.append(anomaly("unknown_content", f"content[{index}] of kind {sorted(block)[:3]}"))
-    except BadResponse as exc:
-        return bad_response(str(exc), found)
-    return blocks_turn(
-        SPELLING,
-        blocks,
-        "".join(texts),
-        calls,
-        stop_field="stopReason",
-        stop_reason=stop_reason,
-        refused=stop_reason in REFUSAL_STOPS,
-        stop_anomalies=_finish_anomalies(stop_reason, calls),
-        usage=usage,
-        offered_tools=offered_tools,
-        anomalies=found,
-    )
+REPLY = ReplySpelling(
+    spelling=SPELLING,
+    stop_field="stopReason",
+    use_kind="toolUse",
+    id_key="toolUseId",
+    kind_of=_kind_of,
+    refusals=REFUSAL_STOPS,
+    malformed=MALFORMED_STOPS,
+)
+"""How a Converse reply spells its blocks and stop reasons."""
 
 
 def parse_response(body: Any, offered_tools: Sequence[str] | None = None) -> ParsedTurn:
@@ -161,6 +88,6 @@ def parse_response(body: Any, offered_tools: Sequence[str] | None = None) -> Par
     message = output["message"]
     if "content" not in message:
         return bad_response("output.message has no content")
-    return turn_from_blocks(
-        message["content"], body.get("stopReason"), read_usage(body.get("usage")), offered_tools
+    return reply_turn(
+        REPLY, message["content"], body.get("stopReason"), read_usage(body.get("usage")), offered_tools
     )

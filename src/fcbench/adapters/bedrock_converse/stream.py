@@ -26,7 +26,8 @@ from typing import Any
 
 from fcbench.adapters.base import ParsedTurn
 from fcbench.adapters.bedrock_converse.errors import exception_outcome
-from fcbench.adapters.bedrock_converse.response import bad_response, read_usage, turn_from_blocks
+from fcbench.adapters.bedrock_converse.response import REPLY, bad_response, read_usage
+from fcbench.adapters.blocks import reply_turn
 from fcbench.adapters.common import anomaly
 from fcbench.contract import Anomaly, ProviderErrorOutcome, Usage
 
@@ -203,6 +204,6 @@ def parse_stream(
     if not state.started and not state.blocks:
         return bad_response("the stream carried no message", state.anomalies)
     content, raw_inputs = state.content()
-    return turn_from_blocks(
-        content, state.stop_reason, state.usage, offered_tools, raw_inputs, state.anomalies
+    return reply_turn(
+        REPLY, content, state.stop_reason, state.usage, offered_tools, raw_inputs, state.anomalies
     )

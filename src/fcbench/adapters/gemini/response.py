@@ -34,7 +34,7 @@ from fcbench.adapters.common import (
     check_calls,
     decode_json_body,
     text_call_anomaly,
-    token_count,
+    usage_of,
 )
 from fcbench.adapters.gemini.errors import error_object, error_outcome
 from fcbench.adapters.gemini.request import DIALECT, call_keys
@@ -118,14 +118,7 @@ def merge_chunk(merged: Merged, chunk: Any) -> None:
 
 def read_usage(value: Any) -> Usage:
     """``promptTokenCount`` in; candidates plus thoughts out (null when neither is reported)."""
-    if not isinstance(value, dict):
-        return Usage()
-    counts = [token_count(value.get(key)) for key in ("candidatesTokenCount", "thoughtsTokenCount")]
-    outputs = [n for n in counts if n is not None]
-    return Usage(
-        input_tokens=token_count(value.get("promptTokenCount")),
-        output_tokens=sum(outputs) if outputs else None,
-    )
+    return usage_of(value, "promptTokenCount", ("candidatesTokenCount", "thoughtsTokenCount"))
 
 
 def _read_call(index: int, value: Any, found: list[Anomaly]) -> ToolCall:

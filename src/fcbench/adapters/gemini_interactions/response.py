@@ -36,7 +36,7 @@ from fcbench.adapters.common import (
     check_calls,
     decode_json_body,
     text_call_anomaly,
-    token_count,
+    usage_of,
 )
 from fcbench.adapters.gemini.errors import error_object
 from fcbench.adapters.gemini.response import FINISH_KINDS
@@ -65,14 +65,7 @@ CALLS_PENDING = "requires_action"
 
 def read_usage(value: Any) -> Usage:
     """``total_input_tokens`` in; output plus thought tokens out (null when neither is reported)."""
-    if not isinstance(value, dict):
-        return Usage()
-    counts = [token_count(value.get(key)) for key in ("total_output_tokens", "total_thought_tokens")]
-    outputs = [n for n in counts if n is not None]
-    return Usage(
-        input_tokens=token_count(value.get("total_input_tokens")),
-        output_tokens=sum(outputs) if outputs else None,
-    )
+    return usage_of(value, "total_input_tokens", ("total_output_tokens", "total_thought_tokens"))
 
 
 def _text(value: Any) -> str | None:

@@ -34,7 +34,7 @@ from fcbench.adapters.common import (
     check_calls,
     decode_json_body,
     text_call_anomaly,
-    token_count,
+    usage_of,
 )
 from fcbench.adapters.openai_chat.errors import error_object, error_outcome
 from fcbench.contract import (
@@ -52,12 +52,7 @@ from fcbench.contract import (
 
 def read_usage(value: Any) -> Usage:
     """``prompt_tokens``/``completion_tokens`` as canonical usage (null when absent or not integers)."""
-    if not isinstance(value, dict):
-        return Usage()
-    return Usage(
-        input_tokens=token_count(value.get("prompt_tokens")),
-        output_tokens=token_count(value.get("completion_tokens")),
-    )
+    return usage_of(value, "prompt_tokens", ("completion_tokens",))
 
 
 def _content_text(content: Any, anomalies: list[Anomaly]) -> str | None:

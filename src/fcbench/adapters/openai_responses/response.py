@@ -22,7 +22,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from fcbench.adapters.base import ParsedTurn
-from fcbench.adapters.common import BadResponse, anomaly, bad_response, decode_json_body, token_count
+from fcbench.adapters.common import (
+    BadResponse,
+    anomaly,
+    bad_response,
+    decode_json_body,
+    usage_of,
+)
 from fcbench.adapters.openai_chat.errors import error_object, error_outcome
 from fcbench.adapters.openai_chat.response import (
     MISSING,
@@ -39,12 +45,7 @@ UNFINISHED = frozenset({"in_progress", "queued", "cancelled"})
 
 def read_usage(value: Any) -> Usage:
     """``input_tokens``/``output_tokens`` as canonical usage (null when absent or not integers)."""
-    if not isinstance(value, dict):
-        return Usage()
-    return Usage(
-        input_tokens=token_count(value.get("input_tokens")),
-        output_tokens=token_count(value.get("output_tokens")),
-    )
+    return usage_of(value, "input_tokens", ("output_tokens",))
 
 
 class _Reading:
