@@ -52,6 +52,10 @@ MIN_FRAGMENT = 8
 """Shortest run of a secret's characters redacted on its own (a piece of a key split across deltas)."""
 MIN_FRAGMENT_SECRET = 16
 """Secrets shorter than this are redacted only whole (their pieces are too short to be telling)."""
+PROBE = 5
+PROBE_STEP = MIN_FRAGMENT - PROBE + 1
+"""Windows of a secret the fast path looks for: ``PROBE`` characters every ``PROBE_STEP``, so
+every run of :data:`MIN_FRAGMENT` characters of it holds one (a gram found means a walk)."""
 JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 """Characters JSON writes escaped (every other character is written as its UTF-8 bytes)."""
 ENCODE = msgspec.json.Encoder()
@@ -183,7 +187,10 @@ class Redactor:
         self._long = long_ones
         self._searchable = not any(JSON_ESCAPED.search(s) or not s.isascii() for s in self._secrets)
         self._secret_bytes = [s.encode("ascii", "replace") for s in self._lowered]
-        self._gram_bytes = [g.encode("ascii", "replace") for g in sorted(grams)]
+        # Any run of MIN_FRAGMENT characters of a secret holds one of its PROBE-character windows
+        # starting at a multiple of PROBE_STEP: the fast path searches for those few, not every gram.
+        probes = {s[i : i + PROBE] for s in long_ones for i in range(0, len(s) - PROBE + 1, PROBE_STEP)}
+        self._probe_bytes = [p.encode("ascii", "replace") for p in sorted(probes)]
 
     @property
     def patterns(self) -> bool:
@@ -277,7 +284,7 @@ class Redactor:
             return False
         if self._patterns and _ANCHORS.search(text):
             return False
-        return not (pieces and any(gram in text for gram in self._gram_bytes))
+        return not (pieces and any(probe in text for probe in self._probe_bytes))
 
     def _walk(self, value: Any, strings: Callable[[str], str]) -> Any:
         if isinstance(value, str):

@@ -82,9 +82,9 @@ def test_a_secret_of_every_kind_in_any_text_is_redacted(
     whole = f"{before} {text} {after}"
     assume(whole.count(secret.strip()) == 1)  # the text around it does not hold it by chance
     redacted = Redactor(patterns=True).text(whole)
-    assert secret.strip() not in redacted, (kind, whole, redacted)
+    assert secret.strip() not in redacted.replace(REDACTED, " "), (kind, whole, redacted)
     as_json = Redactor(patterns=True).json({"messages": [{"content": whole}], "n": 1})
-    assert secret.strip() not in json.dumps(as_json, ensure_ascii=False)
+    assert as_json == {"messages": [{"content": redacted}], "n": 1}
 
 
 KEYS = word(ALNUM + "_-", 24, 64).map(lambda s: "sk-" + s)
