@@ -242,3 +242,13 @@ def test_a_suite_that_is_not_a_file_exits_2(tmp_path: Path) -> None:
     result = fcbench("run", "--suite", str(suite), "--dry-run", cwd=tmp_path, timeout=60)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "not a regular file" in result.stderr and "suite.yaml" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("verb", [("cases", "validate"), ("run", "--dry-run", "--suite")])
+def test_a_suite_folder_holding_a_fifo_exits_2(core_copy, verb: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    cases = core_copy.cases_path
+    cases.unlink()
+    os.mkfifo(cases)
+    result = fcbench(*verb, str(core_copy.path), cwd=core_copy.path, timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "cases.jsonl: a FIFO, not a regular file" in result.stdout + result.stderr

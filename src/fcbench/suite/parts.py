@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from fcbench.files import kind_of
 from fcbench.suite.checks import ToolContext, case_findings
 from fcbench.suite.fakes import FakeScripts, ToolScript
 from fcbench.suite.imports import ToolImport
@@ -54,8 +55,10 @@ class SuiteReader:
     def read(self, name: str) -> bytes | None:
         """The bytes of file ``name``; None (and a problem) when it is missing or unreadable."""
         path = self.folder / name
-        if not path.is_file():
-            self.problems.add(self.display(name), None, "file is missing")
+        if not path.is_file():  # a FIFO or a device is never opened: reading one could hang
+            kind = kind_of(path.stat().st_mode) if path.exists() else None
+            what = f"{kind}, not a regular file" if kind else "file is missing"
+            self.problems.add(self.display(name), None, what)
             return None
         try:
             return path.read_bytes()
