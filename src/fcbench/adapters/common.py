@@ -11,6 +11,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from types import MappingProxyType
 from typing import Any
 
 from fcbench.adapters.base import ParsedTurn, RequestOptions, ToolChoice
@@ -20,6 +21,7 @@ from fcbench.contract import (
     AssistantMessage,
     Message,
     Outcome,
+    ProviderErrorCode,
     ProviderErrorOutcome,
     TextOutcome,
     ToolCall,
@@ -151,6 +153,32 @@ def usage_of(value: Any, input_key: str, output_keys: Sequence[str]) -> Usage:
     return Usage(
         input_tokens=token_count(value.get(input_key)), output_tokens=sum(outputs) if outputs else None
     )
+
+
+HTTP_STATUS_CODES: Mapping[int, ProviderErrorCode] = MappingProxyType(
+    {
+        400: "bad_request",
+        401: "auth",
+        403: "auth",
+        404: "not_found",
+        408: "timeout",
+        429: "rate_limited",
+        500: "server",
+        503: "overloaded",
+        504: "timeout",
+    }
+)
+"""HTTP status -> canonical code, as every dialect reads it; a dialect's own table adds to it."""
+
+
+def status_code(table: Mapping[int, ProviderErrorCode], status: int) -> ProviderErrorCode:
+    """The canonical code of an HTTP ``status`` by ``table``; else any other 4xx is ``bad_request``,
+    5xx ``server``, and anything else ``bad_response``."""
+    if status in table:
+        return table[status]
+    if 400 <= status < 500:
+        return "bad_request"
+    return "server" if status >= 500 else "bad_response"
 
 
 ERROR_MESSAGE_LIMIT = 2000

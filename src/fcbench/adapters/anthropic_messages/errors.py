@@ -30,8 +30,10 @@ from typing import Any
 
 from fcbench.adapters.common import (
     ERROR_MESSAGE_LIMIT,
+    HTTP_STATUS_CODES,
     decode_json_body,
     retry_after_header,
+    status_code,
     unstructured_error_message,
 )
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
@@ -54,17 +56,9 @@ ERROR_TYPES: dict[str, ProviderErrorCode] = {
 """``error.type`` -> canonical code."""
 
 STATUS_CODES: dict[int, ProviderErrorCode] = {
-    400: "bad_request",
-    401: "auth",
+    **HTTP_STATUS_CODES,
     402: "auth",
-    403: "auth",
-    404: "not_found",
-    408: "timeout",
     413: "bad_request",
-    429: "rate_limited",
-    500: "server",
-    503: "overloaded",
-    504: "timeout",
     529: "overloaded",
 }
 """HTTP status -> canonical code, used when the body names no known error type."""
@@ -104,8 +98,7 @@ def _code(error: Mapping[str, Any] | None, status: int | None) -> ProviderErrorC
     kind = error.get("type") if error is not None else None
     code: ProviderErrorCode | None = ERROR_TYPES.get(kind) if isinstance(kind, str) else None
     if code is None and status is not None:
-        code = STATUS_CODES.get(status) or ("bad_request" if 400 <= status < 500 else None)
-        code = code or ("server" if status >= 500 else "bad_response")
+        code = status_code(STATUS_CODES, status)
     code = code or "server"
     message = error.get("message") if error is not None else None
     if code == "bad_request" and isinstance(message, str) and _SCHEMA_MESSAGE.search(message):

@@ -44,8 +44,10 @@ from typing import Any
 
 from fcbench.adapters.common import (
     ERROR_MESSAGE_LIMIT,
+    HTTP_STATUS_CODES,
     decode_json_body,
     retry_after_header,
+    status_code,
     unstructured_error_message,
 )
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
@@ -72,18 +74,7 @@ ERROR_TYPES: dict[str, ProviderErrorCode] = {
 }
 """Error type (upper camel case) -> canonical code."""
 
-STATUS_CODES: dict[int, ProviderErrorCode] = {
-    400: "bad_request",
-    401: "auth",
-    403: "auth",
-    404: "not_found",
-    408: "timeout",
-    424: "server",
-    429: "rate_limited",
-    500: "server",
-    503: "overloaded",
-    504: "timeout",
-}
+STATUS_CODES: dict[int, ProviderErrorCode] = {**HTTP_STATUS_CODES, 424: "server"}
 """HTTP status -> canonical code, used when no known error type is named."""
 
 MESSAGE_LIMIT = ERROR_MESSAGE_LIMIT
@@ -119,8 +110,7 @@ def error_outcome(kind: str | None, body: Any, status: int | None = None) -> Pro
     message = _message(body)
     code: ProviderErrorCode | None = ERROR_TYPES.get(kind) if kind is not None else None
     if code is None and status is not None:
-        code = STATUS_CODES.get(status) or ("bad_request" if 400 <= status < 500 else None)
-        code = code or ("server" if status >= 500 else "bad_response")
+        code = status_code(STATUS_CODES, status)
     code = code or "server"
     if code == "bad_request" and message is not None and _SCHEMA_MESSAGE.search(message):
         code = "schema_rejected"

@@ -37,8 +37,10 @@ from typing import Any
 
 from fcbench.adapters.common import (
     ERROR_MESSAGE_LIMIT,
+    HTTP_STATUS_CODES,
     decode_json_body,
     retry_after_header,
+    status_code,
     unstructured_error_message,
 )
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
@@ -58,17 +60,7 @@ STATUS_NAMES: dict[str, ProviderErrorCode] = {
 }
 """``error.status`` -> canonical code."""
 
-STATUS_CODES: dict[int, ProviderErrorCode] = {
-    400: "bad_request",
-    401: "auth",
-    403: "auth",
-    404: "not_found",
-    408: "timeout",
-    429: "rate_limited",
-    500: "server",
-    503: "overloaded",
-    504: "timeout",
-}
+STATUS_CODES: Mapping[int, ProviderErrorCode] = HTTP_STATUS_CODES
 """HTTP status -> canonical code, used when the body names no known status."""
 
 MESSAGE_LIMIT = ERROR_MESSAGE_LIMIT
@@ -116,8 +108,7 @@ def _code(error: Mapping[str, Any] | None, status: int | None) -> ProviderErrorC
         number = status if status is not None else error.get("code")
     code: ProviderErrorCode | None = STATUS_NAMES.get(name) if isinstance(name, str) else None
     if code is None and isinstance(number, int):
-        code = STATUS_CODES.get(number) or ("bad_request" if 400 <= number < 500 else None)
-        code = code or ("server" if number >= 500 else "bad_response")
+        code = status_code(STATUS_CODES, number)
     code = code or "server"
     if code == "bad_request" and error is not None:
         message = error.get("message")

@@ -38,6 +38,7 @@ from typing import Any
 
 from fcbench.adapters.common import (
     ERROR_MESSAGE_LIMIT,
+    HTTP_STATUS_CODES,
     decode_json_body,
     retry_after_header,
     unstructured_error_message,
@@ -45,19 +46,11 @@ from fcbench.adapters.common import (
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
 
 STATUS_CODES: dict[int, ProviderErrorCode] = {
-    400: "bad_request",
-    401: "auth",
-    403: "auth",
-    404: "not_found",
-    408: "timeout",
+    **HTTP_STATUS_CODES,
     409: "bad_request",
     413: "bad_request",
     422: "bad_request",
-    429: "rate_limited",
-    500: "server",
     502: "server",
-    503: "overloaded",
-    504: "timeout",
     529: "overloaded",
 }
 """HTTP status -> canonical provider error code (see the module table for the fallbacks)."""
