@@ -73,6 +73,9 @@ TABLE: list[tuple[str | dict[str, Any], dict[str, Any], str, bool]] = [
         False,
     ),
     (TWO_LOOKUPS, calls(LOOKUP), "missed_call", False),
+    (TWO_LOOKUPS, calls(SEARCH), "wrong_tool", False),
+    ("clarify-01", text("Which country is it going to?"), "unnecessary_clarification", False),
+    ("clarify-01", text("What is your email address?"), "wrong_clarification", False),
     (
         "select-lookup-01",
         text('{"name": "lookup_order", "arguments": {"order_id": "ORD-104821"}}'),
@@ -133,7 +136,7 @@ def test_extra_calls_still_grades_the_matching_call(
         {"key": "order_id", "expected": "ORD-104821", "actual": "ORD-999999"}
     ]
     none_matching = grade(seed["select-lookup-01"], calls(SEARCH, SEARCH), core_tools)
-    assert (none_matching.decision, none_matching.semantic_exact) == ("extra_calls", None)
+    assert (none_matching.decision, none_matching.semantic_exact) == ("wrong_tool", None)
 
 
 def test_text_when_text_expected_is_abstention_even_as_a_question(
@@ -155,12 +158,18 @@ def test_unexpected_call_is_still_schema_checked(
     assert verdict.semantic_exact is None
 
 
-def test_clarification_that_does_not_name_the_missing_value_passes_with_a_note(
+def test_clarification_that_names_none_of_the_missing_values_is_wrong(
     seed: dict[str, Any], core_tools: list[dict[str, Any]]
 ) -> None:
     vague = grade(seed["clarify-01"], text("Could you give me a few more details?"), core_tools)
-    assert (vague.decision, vague.passed) == ("correct_clarification", True)
-    assert vague.reasons == ["the question does not mention postal_code"]
+    assert (vague.decision, vague.passed) == ("wrong_clarification", False)
+    assert vague.reasons == ["the question names none of the parameters; missing: postal_code"]
+    again = grade(seed["clarify-01"], text("Which country is it going to?"), core_tools)
+    assert again.reasons == [
+        "asked for country_code, which the user gave or the call does not need; missing: postal_code"
+    ]
+    both = grade(seed["clarify-01"], text("What are the country and the postal code?"), core_tools)
+    assert (both.decision, both.passed) == ("correct_clarification", True)
     polite = grade(seed["clarify-01"], text("Please provide the postal code in Germany."), core_tools)
     assert (polite.decision, polite.reasons) == ("correct_clarification", [])
 

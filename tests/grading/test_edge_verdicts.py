@@ -118,9 +118,20 @@ def test_real_calls_are_graded_as_calls_even_beside_json_text() -> None:
     assert (verdict.decision, verdict.passed) == ("correct_call", True)
 
 
-def test_a_tool_that_was_not_offered_in_text_is_just_text() -> None:
-    verdict = grade_text("core", "abstain-01", '{"name": "format_disk", "arguments": {}}')
-    assert (verdict.decision, verdict.passed) == ("correct_abstention", True)
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "format_disk", "arguments": {}}',
+        '{"name": "your order has shipped", "arguments": {"order_id": "ORD-104821"}}',
+        'delete_order(order_id="ORD-104821")',
+        '<function=delete_order>{"order_id": "ORD-104821"}</function>',
+    ],
+)
+def test_a_written_call_of_a_tool_not_offered_is_never_an_abstention(text: str) -> None:
+    verdict = grade_text("core", "abstain-01", text)
+    assert (verdict.decision, verdict.passed) == ("call_in_text", False)
+    assert "tool_not_offered" in verdict.anomalies
+    assert "(not offered)" in verdict.reasons[0]
 
 
 # ---- clarification by structure, every decision in English and Chinese
@@ -251,9 +262,11 @@ def test_a_chinese_clarification_names_the_missing_parameter() -> None:
 
 def test_values_the_conversation_gave_are_not_invented() -> None:
     """B009's history shows ORD-008 paid 25.00 USD: repeating it in a question is no assertion."""
-    text = "ORD-008 was paid 25.00 USD. Do you want a full or a partial refund?"
+    text = "ORD-008 was paid 25.00 USD. What is the reason for the refund?"
     verdict = grade_text("refunds", "B009", text)
     assert verdict.decision == "correct_clarification"
+    other = "ORD-008 was paid 25.00 USD. Do you want a full or a partial refund?"
+    assert grade_text("refunds", "B009", other).decision == "wrong_clarification"
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from fcbench.grading import grade, normalised_outcome_key
-from fcbench.grading.text import asks_question, unmentioned
+from fcbench.grading.text import asked_parameters, asks_question, parameter_terms
 
 
 def calls(*pairs: tuple[str, Any], raw: str | None = None) -> dict[str, Any]:
@@ -85,8 +85,16 @@ def test_asks_question(text: str | None, asks: bool) -> None:
     assert asks_question(text) is asks
 
 
-def test_unmentioned() -> None:
-    assert unmentioned("What is the postal code?", ["postal_code"]) == []
-    assert unmentioned("What's the ZIP?", ["postal_code", "weight_grams"]) == ["postal_code", "weight_grams"]
-    assert unmentioned("How heavy is it, in grams?", ["weightGrams"]) == []
-    assert unmentioned("Which order_id?", ["order_id"]) == []
+def test_asked_parameters() -> None:
+    terms = {
+        name: parameter_terms(name) for name in ("postal_code", "weightGrams", "order_id", "email", "country")
+    }
+    assert asked_parameters(["What is the postal code?"], terms) == ["postal_code"]
+    assert asked_parameters(["What's the ZIP?"], terms) == ["postal_code"]
+    assert asked_parameters(["How heavy is it, in grams?"], terms) == ["weightGrams"]
+    assert asked_parameters(["Which order_id?"], terms) == ["order_id"]
+    assert asked_parameters(["What is your email address?"], terms) == ["email"]  # not an address
+    assert asked_parameters(["Wohin in Deutschland?"], terms) == []  # "land" only as a word
+    assert asked_parameters(["In welches Land?"], terms) == ["country"]
+    extra = {"order_id": parameter_terms("order_id", {"asks_about": ["receipt"]}, ["invoice"])}
+    assert asked_parameters(["Do you have the receipt or the invoice?"], extra) == ["order_id"]

@@ -370,11 +370,13 @@ def test_every_written_call_is_taken_and_then_repaired() -> None:
     assert "numeric_string calls[0].nights" in verdict.reasons[-1]
 
 
-def test_a_written_call_of_a_tool_never_offered_is_not_repaired() -> None:
-    outcome = {"kind": "text", "text": '{"name": "cancel_all", "arguments": {}}'}
+def test_a_written_call_of_a_tool_never_offered_is_scored_as_a_call_of_it() -> None:
+    outcome = {"kind": "text", "text": 'cancel_all(reason="test")'}
     verdict = _grade(_case(), outcome)
-    assert verdict.repairs == [] and verdict.decision == "missed_call"
-    assert verdict == _grade(_case(), outcome, "strict")
+    assert [r.tool for r in verdict.repairs] == ["cancel_all"]
+    assert (verdict.decision, verdict.passed) == ("wrong_tool", False)
+    assert "tool_not_offered" in verdict.anomalies
+    assert _grade(_case(), outcome, "strict").decision == "call_in_text"
 
 
 def test_a_written_call_with_the_original_bfcl_name_becomes_a_call_of_the_offered_tool() -> None:

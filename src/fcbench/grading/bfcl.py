@@ -3,7 +3,7 @@
 Decisions use fcbench's taxonomy; ``passed`` follows BFCL:
 
 * provider errors -> ``not_scored``; a refusal passes only when no call was expected;
-* text (no call made) that writes a call of an offered tool as JSON -> ``call_in_text``, which
+* text (no call made) that writes a call (any syntax, offered or not) -> ``call_in_text``, which
   never passes, as under the strict profile (BFCL decodes prompted models' text into calls, so
   such a text is a call of the right shape in the wrong channel, never an abstention);
 * names are compared as BFCL spelled them: both the call's and the expectation's names are
@@ -39,7 +39,7 @@ from fcbench.grading.calls import check_schema
 from fcbench.grading.inputs import CallSpec, GradeInput
 from fcbench.grading.strict import written_call_judgement
 from fcbench.grading.text import given_text, read_text
-from fcbench.grading.verdict import Decision, Verdict, WrongValue
+from fcbench.grading.verdict import RIGHT_DECISIONS, Decision, Verdict, WrongValue
 from fcbench.suite.models import ExpectTools
 
 
@@ -245,14 +245,18 @@ def grade_bfcl(inp: GradeInput) -> Verdict:
     calls = tuple(outcome.calls) if isinstance(outcome, ToolCallsOutcome) else ()
     written = None if calls else written_call_judgement(inp, outcome.text)
     if written is not None:
+        noticed = [code for code in written.anomalies if code not in inp.anomalies]
         return Verdict(
-            passed=False, decision=written.decision, anomalies=list(inp.anomalies), reasons=written.reasons
+            passed=False,
+            decision=written.decision,
+            anomalies=[*inp.anomalies, *noticed],
+            reasons=written.reasons,
         )
     judgement = _JUDGES[kind](_Grader(inp), calls, outcome.text)
     fields = _verdict_fields(judgement, several=kind == "tools")
     schema = check_schema(calls, inp.tools, inp.validators)
     anomalies = list(inp.anomalies) + [code for code in schema.anomalies if code not in inp.anomalies]
-    right = judgement.decision in ("correct_call", "correct_abstention", "correct_clarification")
+    right = judgement.decision in RIGHT_DECISIONS
     return Verdict(
         passed=right and not judgement.failed and fields["exact"] is not False,
         decision=judgement.decision,

@@ -7,9 +7,10 @@ commonly make, records each one in ``verdict.repairs`` (kind, call, path, value 
 after), and then grades the repaired outcome by the strict rules
 (:func:`fcbench.grading.strict.grade_strict`). Repairs, in this order:
 
-1. ``call_from_text``: a text outcome that writes calls of offered tools as JSON
-   (:func:`fcbench.contract.text_calls.calls_in_text`) becomes those calls, all of them, in order (a name the
-   case's ``name_map`` maps an offered tool to is read as that tool);
+1. ``call_from_text``: a text outcome that writes calls in any syntax (JSON, Python-style, call
+   tags: :func:`fcbench.contract.text_calls.calls_in_text`) becomes those calls, all of them, in
+   order (a name the case's ``name_map`` maps an offered tool to is read as that tool; a call of
+   a tool that was not offered stays one and is scored like a real call of it);
 2. in every call of an offered tool whose arguments parsed as an object, walking the arguments
    with the tool's schema (nested objects and arrays included; a local ``$ref`` is followed, and
    ``allOf`` members and the one non-null branch of an ``anyOf`` / ``oneOf`` apply to the same
@@ -216,11 +217,12 @@ class _Walk:
 
 
 def _calls_from_text(inp: GradeInput, text: str) -> list[ToolCall]:
-    """The calls of offered tools ``text`` writes as JSON (original BFCL names read as offered ones)."""
+    """The calls ``text`` writes, in any syntax (original BFCL names read as offered ones); a call
+    of a tool that was not offered stays one, and is scored as such."""
     offered_as = {original: name for name, original in (inp.case.name_map or {}).items()}
     offered_as.update({name: name for name in inp.tools})
     return [
-        make_call(None, offered_as[found.name], found.arguments)
+        make_call(None, offered_as.get(found.name, found.name), found.arguments)
         for found in calls_in_text(text, list(offered_as))
     ]
 

@@ -5,22 +5,26 @@ Decision rules, by what the case expects (refusals and provider errors are decid
 * any expectation, ``provider_error`` outcome -> ``not_scored`` (coverage loss, never a failure);
 * any expectation, ``refusal`` outcome -> ``refusal``, which passes only when text was expected
   (declining is then a correct abstention);
-* any expectation, text (no call made) that writes a call of an offered tool as JSON (found by
-  the grader itself, :func:`fcbench.grading.text.written_calls`, or recorded by the adapter as
+* any expectation, text (no call made) that writes a call in any syntax (found by the grader
+  itself, :func:`fcbench.grading.text.written_calls`, or recorded by the adapter as
   ``json_call_in_text``) -> ``call_in_text``, which never passes: it is no abstention, no
-  clarification and no call (scoring the written call would be a repair);
-* ``tool``: one call of the right name -> ``correct_call``; one call of another tool ->
-  ``wrong_tool``; several calls -> ``extra_calls`` (the best call of the right name is still
-  graded); text that clarifies (asks, and asserts no value the user never gave) ->
+  clarification and no call (scoring the written call would be a repair); a written call of a
+  tool that was not offered adds the ``tool_not_offered`` anomaly and names the tool;
+* ``tool``: one call of the right name -> ``correct_call``; calls none of which is of the right
+  tool -> ``wrong_tool``; several calls -> ``extra_calls`` (the best call of the right name is
+  still graded); text that clarifies (asks, and asserts no value the user never gave) ->
   ``unnecessary_clarification``; other text -> ``missed_call``;
 * ``tools``: calls paired one-to-one with the expected calls (``order: any``: the best pairing by
-  name, then by arguments; ``order: strict``: position by position); fewer calls ->
-  ``missed_call``, more -> ``extra_calls``, a paired call of another name -> ``wrong_tool``,
-  otherwise ``correct_call``; text as for ``tool``;
+  name, then by arguments; ``order: strict``: position by position); the decision names the
+  worst stage: a paired call of another name -> ``wrong_tool`` (a lone call of the wrong tool
+  too), else fewer calls -> ``missed_call``, more -> ``extra_calls``, otherwise
+  ``correct_call``; text as for ``tool``;
 * ``text``: any text -> ``correct_abstention``; any call -> ``unexpected_call``;
 * ``clarification``: text that asks something and asserts no value the conversation never gave
-  -> ``correct_clarification`` (a question that names none of the missing values still passes,
-  with a note in ``reasons``); text stating a value for a missing argument -> ``guessed_missing``;
+  is judged by what it asks for (:mod:`fcbench.grading.clarify`): a missing value ->
+  ``correct_clarification``; only values the user gave -> ``unnecessary_clarification``;
+  anything else -> ``wrong_clarification``; text stating a value for a missing argument ->
+  ``guessed_missing``;
   text that asks nothing, or states other values never given (a price, a date, a status, an id,
   a number: an answer) -> ``missed_call``; a call that supplies a value for a missing argument ->
   ``guessed_missing``; any other call -> ``unexpected_call`` (:mod:`fcbench.grading.text`).
@@ -35,10 +39,11 @@ from dataclasses import dataclass, field
 
 from fcbench.contract import ProviderErrorOutcome, RefusalOutcome, TextOutcome, ToolCall, ToolCallsOutcome
 from fcbench.grading.calls import check_schema, pair_calls
+from fcbench.grading.clarify import judge_question
 from fcbench.grading.inputs import CallSpec, GradeInput
 from fcbench.grading.jsonvalues import short
 from fcbench.grading.semantics import ArgumentReport, compare_arguments, error_count, merge_reports
-from fcbench.grading.text import given_text, read_text, unmentioned, written_calls
+from fcbench.grading.text import given_text, read_text, written_calls
 from fcbench.grading.verdict import Decision, Verdict, decision_is_right
 from fcbench.suite.models import ExpectClarification, ExpectTools
 
@@ -62,6 +67,8 @@ class Judgement:
     report: ArgumentReport | None = None
     calls_scored: int = 0
     reasons: list[str] = field(default_factory=list)
+    anomalies: list[str] = field(default_factory=list)
+    """Anomaly codes the decision noticed (``tool_not_offered`` for a written call of such a tool)."""
 
 
 def _names(calls: tuple[ToolCall, ...]) -> str:
@@ -84,11 +91,11 @@ def _judge_tool(inp: GradeInput, obs: Observed) -> Judgement:
         compare_arguments(spec.arguments, call.arguments) for call in obs.calls if call.name == spec.name
     ]
     best = min(reports, key=error_count) if reports else None
+    if best is None:
+        return Judgement("wrong_tool", reasons=[f"called {_names(obs.calls)}; expected {spec.name}"])
     if len(obs.calls) > 1:
         reasons = [f"made {len(obs.calls)} calls ({_names(obs.calls)}); expected one call to {spec.name}"]
-        return Judgement("extra_calls", best, 1 if best else 0, reasons)
-    if best is None:
-        return Judgement("wrong_tool", reasons=[f"called {obs.calls[0].name}; expected {spec.name}"])
+        return Judgement("extra_calls", best, 1, reasons)
     return Judgement("correct_call", best, 1)
 
 
@@ -120,17 +127,20 @@ def _judge_tools(inp: GradeInput, obs: Observed) -> Judgement:
     report = merge_reports(reports)
     paired_expected = {i for i, _ in pairs}
     paired_actual = {j for _, j in pairs}
+    suffix = " (order is strict)" if strict else ""
+    if misnamed:
+        counted = (
+            [] if len(obs.calls) == len(specs) else [f"made {len(obs.calls)} of {len(specs)} expected calls"]
+        )
+        return Judgement("wrong_tool", report, len(reports), [m + suffix for m in misnamed] + counted)
     if len(obs.calls) < len(specs):
         left = [specs[i].name for i in range(len(specs)) if i not in paired_expected]
         reasons = [f"made {len(obs.calls)} of {len(specs)} expected calls; not made: {', '.join(left)}"]
-        return Judgement("missed_call", report, len(reports), reasons + misnamed)
+        return Judgement("missed_call", report, len(reports), reasons)
     if len(obs.calls) > len(specs):
         extra = [obs.calls[j].name for j in range(len(obs.calls)) if j not in paired_actual]
         reasons = [f"made {len(obs.calls)} calls; expected {len(specs)}; extra: {', '.join(extra)}"]
-        return Judgement("extra_calls", report, len(reports), reasons + misnamed)
-    if misnamed:
-        suffix = " (order is strict)" if strict else ""
-        return Judgement("wrong_tool", report, len(reports), [m + suffix for m in misnamed])
+        return Judgement("extra_calls", report, len(reports), reasons)
     return Judgement("correct_call", report, len(reports))
 
 
@@ -175,9 +185,8 @@ def _judge_clarification(inp: GradeInput, obs: Observed) -> Judgement:
         values = ", ".join(reading.asserted)
         reason = f"asked, but stated values the user never gave ({values}): an answer, not a question"
         return Judgement("missed_call", reasons=[reason])
-    silent = unmentioned(obs.text, expected.missing)
-    notes = [f"the question does not mention {', '.join(silent)}"] if silent else []
-    return Judgement("correct_clarification", reasons=notes)
+    topic = judge_question(reading.asking, obs.text or "", expected, inp.tools)
+    return Judgement(topic.decision, reasons=list(topic.reasons))
 
 
 _JUDGES: Mapping[str, Callable[[GradeInput, Observed], Judgement]] = {
@@ -189,15 +198,18 @@ _JUDGES: Mapping[str, Callable[[GradeInput, Observed], Judgement]] = {
 
 
 def written_call_judgement(inp: GradeInput, text: str | None) -> Judgement | None:
-    """``call_in_text`` when a text outcome writes a call of an offered tool as JSON, else None.
+    """``call_in_text`` when a text outcome writes a call (any syntax, any name), else None.
 
     Shared by the strict and BFCL profiles (a call written as text is not a call under either).
+    A written call of a tool that was not offered is named as such, with ``tool_not_offered``.
     """
     offered = [*inp.tools, *(inp.case.name_map or {}).values()]
     names = written_calls(text, offered, inp.anomalies)
     if names is None:
         return None
-    wrote = f"wrote a call to {', '.join(names)} as text" if names else "wrote a call as text"
+    stray = [name for name in names if name not in offered]
+    shown = ", ".join(f"{name} (not offered)" if name in stray else name for name in names)
+    wrote = f"wrote a call to {shown} as text" if names else "wrote a call as text"
     expected = inp.case.expected
     if isinstance(expected, ExpectClarification):
         instead = f"expected a question asking for {', '.join(expected.missing)}"
@@ -205,7 +217,10 @@ def written_call_judgement(inp: GradeInput, text: str | None) -> Judgement | Non
         instead = f"expected a call to {', '.join(spec.name for spec in inp.calls)}"
     else:
         instead = "expected no call"
-    return Judgement("call_in_text", reasons=[f"{wrote} instead of making it; {instead}"])
+    anomalies = ["tool_not_offered"] if stray else []
+    return Judgement(
+        "call_in_text", reasons=[f"{wrote} instead of making it; {instead}"], anomalies=anomalies
+    )
 
 
 def _not_scored(outcome: ProviderErrorOutcome, anomalies: tuple[str, ...]) -> Verdict:
@@ -241,7 +256,8 @@ def grade_strict(inp: GradeInput) -> Verdict:
     if report is not None:
         reasons.extend(report.reasons)
     right = decision_is_right(judgement.decision, kind)
-    anomalies = list(inp.anomalies) + [code for code in schema.anomalies if code not in inp.anomalies]
+    noticed = [*judgement.anomalies, *schema.anomalies]
+    anomalies = list(inp.anomalies) + [code for code in dict.fromkeys(noticed) if code not in inp.anomalies]
     return Verdict(
         passed=right and schema.valid is not False and (report is None or report.exact),
         decision=judgement.decision,

@@ -1,30 +1,37 @@
-"""Reading a text answer: does it ask the user for something, what does it assert, what does it name?
+"""Reading a text answer: does it ask the user for something, for what, what does it assert?
 
-A text is read sentence by sentence (English and Chinese punctuation). A sentence *asks* when it
-has a question mark (``?``, ``？``, ``¿``), a Chinese question particle or request (``吗``, ``呢``,
-``请提供``, ``请告诉``, ``能否``, ``可以告诉``, ...), opens like a question (``what``, ``which``,
-``could``, ...), or requests information ("could you", "can you", "please provide", "please tell
-me", "what is your", "let me know your ..."). Closing pleasantries ("Let me know if you need
-anything else.", "还有其他问题吗？") neither ask nor assert.
+A text is read sentence by sentence (Latin and CJK punctuation). A sentence *asks* when it has
+a question mark (``?``, ``？``, ``¿``), opens like an English question (``what``, ``which``,
+``could``, ...), says "let me know your ...", or holds an asking phrase of the built-in lexicon
+(:data:`fcbench.grading.lexicon.ASKING`: question and imperative forms in English, Chinese,
+Japanese, Spanish, French, German, Portuguese and Korean: "please provide", "请提供",
+"教えてください", "indíqueme", "veuillez", "Bitte nennen Sie", "informe", "알려 주세요", ...).
+Closing pleasantries ("Let me know if you need anything else.", "还有其他问题吗？",
+"¿Algo más?") neither ask nor assert.
+
+What a question asks for is read by :func:`asked_parameters`: the parameters whose words
+(:func:`parameter_terms`: the name, the lexicon's concept terms in every language, and a suite's
+``asks_about`` terms) an asking sentence holds.
 
 Every other sentence is a statement, and a statement *asserts* a value when it holds a price or
 amount with a currency, a date, an order status word (shipped, delivered, 已发货, ...), an order id
 or other identifier, or a number, that the conversation so far never gave (:func:`read_text`;
 a statement naming the status only as a condition, "if it has shipped", asserts no status).
 
-A clarification is structural (:attr:`TextReading.clarifies`): it asks, and asserts nothing.
-:func:`written_calls` finds tool calls written as JSON in a text instead of being made.
+:func:`written_calls` finds tool calls written in a text instead of being made.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from fcbench.contract import AssistantMessage, ToolResultMessage
 from fcbench.contract.text_calls import calls_in_text
+from fcbench.grading.lexicon import ASKING, CONCEPTS, PLEASANTRIES, concepts_of, phrase_pattern
 from fcbench.suite.models import Case
 
 _QUESTION_MARKS = ("?", "？", "¿")
@@ -32,63 +39,17 @@ _OPENER = re.compile(
     r"^(what|which|where|when|who|whom|whose|why|how|could|would|can|do|does|did|is|are|should|shall)"
     r"\b(?!\s+not\b|n?['’]t\b)"
 )
-_REQUESTS = (
-    "please provide",
-    "please share",
-    "please tell",
-    "please specify",
-    "please confirm",
-    "please send",
-    "please give",
-    "please enter",
-    "tell me your",
-    "tell me the",
-    "could you",
-    "can you",
-    "would you",
-    "will you",
-    "what is your",
-    "what's your",
-    "may i have",
-    "i need to know",
-    "like to know",
-    "i need your",
-    "i need the",
-    "i'll need",
-    "i will need",
-    "i would need",
-    "i'd need",
-)
+_ASKING = phrase_pattern(phrase for phrases in ASKING.values() for phrase in phrases)
+"""Every language's asking phrases (:data:`fcbench.grading.lexicon.ASKING`)."""
 _LET_ME_KNOW = re.compile(r"\blet me know\b(?!\s+(?:if|whether|when|once)\b)")
 """Asks in "let me know your postal code", not in "let me know if you need anything else"."""
-_CJK_ASKING = (
-    "吗",
-    "呢",
-    "请提供",
-    "请告诉",
-    "请问",
-    "请确认",
-    "请输入",
-    "请说明",
-    "请发送",
-    "请给",
-    "能否",
-    "可否",
-    "可以告诉",
-    "可以提供",
-    "麻烦提供",
-    "麻烦告诉",
-    "需要您提供",
-    "需要你提供",
-    "哪个",
-    "哪一",
-)
 _PLEASANTRY = re.compile(
     r"\b(?:anything else|something else|any (?:other|further|more) (?:questions?|help|assistance)|"
     r"other questions|further (?:questions|assistance|help))\b"
     r"|还有(?:什么|其他|别的)|其他(?:问题|需要)|(?:如有|如果有)(?:任何|其他)?(?:问题|需要)|随时"
 )
 """Offers of more help, which close an answer without asking the user for anything."""
+_MORE_PLEASANTRIES = phrase_pattern(phrase for phrases in PLEASANTRIES.values() for phrase in phrases)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?:;])\s+|(?<=[。！？：；])|\n+")
 _LIST_MARKER = re.compile(r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+")
 _EXAMPLE = re.compile(r"\b(?:for example|for instance|e\.g\.|such as|looks? like)\b|例如|比如|譬如")
@@ -122,20 +83,6 @@ _IDENTIFIER = re.compile(
 )
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
-PARAMETER_ALIASES: dict[str, tuple[str, ...]] = {
-    "postal": ("邮政编码", "邮编"),
-    "zip": ("邮政编码", "邮编"),
-    "order": ("订单号", "订单编号", "订单"),
-    "email": ("邮箱", "电子邮件", "邮件地址"),
-    "weight": ("重量",),
-    "grams": ("重量", "克"),
-    "country": ("国家",),
-    "reason": ("原因", "理由"),
-    "amount": ("金额",),
-    "status": ("状态",),
-}
-"""Words of a parameter name -> how Chinese texts name it (the suites are half Chinese)."""
-
 
 def _sentences(text: str) -> list[str]:
     cleaned = _LIST_MARKER.sub("", text)
@@ -143,18 +90,17 @@ def _sentences(text: str) -> list[str]:
 
 
 def _is_pleasantry(sentence: str) -> bool:
-    return _PLEASANTRY.search(sentence.lower()) is not None
+    lowered = sentence.lower()
+    return _PLEASANTRY.search(lowered) is not None or _MORE_PLEASANTRIES.search(lowered) is not None
 
 
 def _asks(sentence: str) -> bool:
     if any(mark in sentence for mark in _QUESTION_MARKS):
         return True
-    if any(marker in sentence for marker in _CJK_ASKING):
-        return True
     lowered = sentence.lower()
     if _OPENER.match(lowered) or _LET_ME_KNOW.search(lowered):
         return True
-    return any(phrase in lowered for phrase in _REQUESTS)
+    return _ASKING.search(lowered) is not None
 
 
 def asks_question(text: str | None) -> bool:
@@ -230,7 +176,50 @@ def _names_parameter(sentence: str, name: str) -> bool:
     words = _name_words(name)
     if name.lower() in lowered or words & set(_WORD.findall(lowered)):
         return True
-    return any(alias in sentence for word in words for alias in PARAMETER_ALIASES.get(word, ()))
+    return phrase_pattern(parameter_terms(name)).search(lowered) is not None
+
+
+def _all_name_words(name: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).lower()
+    return _WORD.findall(spaced)
+
+
+def parameter_terms(
+    name: str, schema: Mapping[str, Any] | None = None, extra: Iterable[str] = ()
+) -> tuple[str, ...]:
+    """The words that name parameter ``name`` in a question, in every language of the lexicon.
+
+    Its name as written and spaced (``postal_code``, ``postal code``), the terms of its concepts
+    (:data:`fcbench.grading.lexicon.CONCEPTS`), the ``asks_about`` list of its property
+    ``schema``, and ``extra`` (a case's ``expected.asks_about`` terms).
+    """
+    words = _all_name_words(name)
+    terms = [name, " ".join(words)]
+    for concept in concepts_of(words):
+        terms += CONCEPTS[concept][1]
+    listed = schema.get("asks_about") if schema is not None else None
+    if isinstance(listed, list):
+        terms += [term for term in listed if isinstance(term, str)]
+    terms += list(extra)
+    return tuple(dict.fromkeys(term for term in terms if term.strip()))
+
+
+def asked_parameters(sentences: Iterable[str], terms: Mapping[str, Sequence[str]]) -> list[str]:
+    """The parameters (keys of ``terms``) that ``sentences`` name, in the order of ``terms``.
+
+    Longer terms win at a position ("email address" is the e-mail, not an address); a term
+    shared by several parameters names each of them.
+    """
+    owners: dict[str, set[str]] = {}
+    for name, named_by in terms.items():
+        for term in named_by:
+            owners.setdefault(term.strip().lower(), set()).add(name)
+    pattern = phrase_pattern(owners)
+    found: set[str] = set()
+    for sentence in sentences:
+        for match in pattern.finditer(sentence):
+            found |= owners.get(match.group(0).lower(), set())
+    return [name for name in terms if name in found]
 
 
 @dataclass(frozen=True)
@@ -243,6 +232,8 @@ class TextReading:
     """Values stated that the conversation never gave (a price, a date, a status, an id, a number)."""
     guessed: tuple[str, ...] = ()
     """``name = value`` for asserted values stated in a sentence naming a missing parameter."""
+    asking: tuple[str, ...] = ()
+    """The sentences that ask (closing pleasantries left out), for :func:`asked_parameters`."""
 
     @property
     def clarifies(self) -> bool:
@@ -259,14 +250,14 @@ def read_text(text: str | None, given: str, missing: Sequence[str] = ()) -> Text
     if not text or not text.strip():
         return TextReading(asks=False)
     numbers = _given_numbers(given)
-    asks = False
+    asking: list[str] = []
     asserted: list[str] = []
     guessed: list[str] = []
     for sentence in _sentences(text):
         if _is_pleasantry(sentence):
             continue
         if _asks(sentence):
-            asks = True
+            asking.append(sentence)
             continue
         if _EXAMPLE.search(sentence):
             continue
@@ -281,7 +272,12 @@ def read_text(text: str | None, given: str, missing: Sequence[str] = ()) -> Text
                 for kind, value in values
                 if kind not in _GUESS_KINDS or _GUESS_KINDS[kind] & words
             ]
-    return TextReading(asks=asks, asserted=tuple(dict.fromkeys(asserted)), guessed=tuple(guessed))
+    return TextReading(
+        asks=bool(asking),
+        asserted=tuple(dict.fromkeys(asserted)),
+        guessed=tuple(guessed),
+        asking=tuple(asking),
+    )
 
 
 def _content_text(content: object) -> str:
@@ -309,12 +305,12 @@ def given_text(case: Case) -> str:
 def written_calls(
     text: str | None, offered: Iterable[str], anomalies: Sequence[str] = ()
 ) -> list[str] | None:
-    """Names of the tool calls ``text`` writes out as JSON instead of making them; None when none.
+    """Names of the tool calls ``text`` writes out instead of making them; None when none.
 
-    The grader reads the text itself (:func:`fcbench.contract.text_calls.calls_in_text`, calls
-    of ``offered`` tools), so an outcome graded without the adapter (an older record, an outcome
-    built by hand) is judged the same; an adapter's ``json_call_in_text`` anomaly counts too
-    (its names may then be unknown: an empty list).
+    The grader reads the text itself (:func:`fcbench.contract.text_calls.calls_in_text`, every
+    syntax, names offered or not), so an outcome graded without the adapter (an older record, an
+    outcome built by hand) is judged the same; an adapter's ``json_call_in_text`` anomaly counts
+    too (its names may then be unknown: an empty list).
     """
     names = [call.name for call in calls_in_text(text, list(offered))]
     if names:
@@ -325,13 +321,3 @@ def written_calls(
 def _name_words(name: str) -> set[str]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).lower()
     return {word for word in _WORD.findall(spaced) if len(word) >= 3}
-
-
-def unmentioned(text: str | None, names: Sequence[str]) -> list[str]:
-    """The ``names`` (argument names such as ``postal_code``) that ``text`` does not mention.
-
-    A name counts as mentioned when the text contains the name itself, any of its words of three
-    letters or more (``postal`` or ``code`` for ``postal_code``), or a Chinese name of one of those
-    words (:data:`PARAMETER_ALIASES`: ``邮政编码`` for ``postal``).
-    """
-    return [name for name in names if not _names_parameter(text or "", name)]

@@ -27,6 +27,7 @@ Decision = Literal[
     "correct_abstention",
     "correct_clarification",
     "unnecessary_clarification",
+    "wrong_clarification",
     "guessed_missing",
     "call_in_text",
     "refusal",
@@ -38,10 +39,12 @@ Decision = Literal[
 a call where none was expected; ``missed_call``: no call (or too few) where one was expected, or
 an answer where a question was expected; ``extra_calls``: more calls than expected;
 ``correct_abstention``: text where no call was expected; ``correct_clarification``: a question
-asking for the missing values, asserting none; ``unnecessary_clarification``: a question where
-the call was possible; ``guessed_missing``: a value the user never gave, supplied in a call or
-stated in text; ``call_in_text``: no call made, but a call of an offered tool written as JSON in
-the text (never right: it is no abstention, no clarification and no call); ``refusal``: the
+asking for a missing value, asserting none; ``unnecessary_clarification``: a question where the
+call was possible, or one asking again for a value the user gave; ``wrong_clarification``: a
+question about something else than the missing values; ``guessed_missing``: a value the user
+never gave, supplied in a call or stated in text; ``call_in_text``: no call made, but a call
+written in the text (JSON, Python-style, a call tag; of an offered tool or of one that does not
+exist: never right, it is no abstention, no clarification and no call); ``refusal``: the
 provider's refusal; ``not_scored``: a provider or harness error (coverage loss)."""
 
 DECISIONS: tuple[str, ...] = get_args(Decision)
@@ -108,7 +111,7 @@ RepairKind = Literal[
 ]
 """A repair the ``repairs`` profile applies before scoring (:mod:`fcbench.grading.repairs`).
 
-``call_from_text``: a call of an offered tool written as JSON in a text outcome becomes a call;
+``call_from_text``: a call written in a text outcome (any syntax) becomes a call;
 ``numeric_string``: a string that is exactly a JSON number becomes that number where the schema
 says ``integer`` or ``number``; ``enum_case``: a string that matches exactly one enum member when
 case is folded and surrounding whitespace stripped becomes that member; ``unknown_key_dropped``:

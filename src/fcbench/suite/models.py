@@ -119,6 +119,9 @@ class ExpectClarification(_Strict):
     """Argument names the user did not supply."""
     name: str | None = None
     """The tool that would be called once the values are known (to recognise guessed values)."""
+    asks_about: dict[str, list[str]] = Field(default_factory=dict)
+    """Extra words (any language) that name a parameter in a question: a question using one asks
+    for that parameter (``{"order_id": ["email"]}`` accepts asking for the e-mail instead)."""
 
 
 Expected = Annotated[ExpectTool | ExpectTools | ExpectText | ExpectClarification, Field(discriminator="kind")]
