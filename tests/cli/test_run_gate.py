@@ -140,3 +140,73 @@ def test_exclude_tag_leaves_cases_out(tmp_path: Path) -> None:
     )
     count = lambda out: int(out.split("observations of ")[1].split(" cases")[0])  # noqa: E731
     assert 0 < count(fewer.stdout) < count(full.stdout)
+
+
+README_CONFIG = (
+    "targets: ['sim:sim-careful']\nrepeats: 1\ncases: [types-01, abstain-01, clarify-01, select-lookup-01]\n"
+    "gate: {minCoverage: 0.95, minPassRateByCategory: {normal: 0.9}, failFast: 3}\n"
+)
+
+
+def test_the_readme_gate_block_takes_every_gate_flag_and_the_flag_wins(tmp_path: Path) -> None:
+    config = tmp_path / "fcbench.yaml"
+    config.write_text(README_CONFIG, encoding="utf-8")
+    flags = ["--min-coverage", "0.9", "--fail-fast", "2", "--min-pass-rate", "0.1"]
+    flags += ["--max-unsafe-writes", "0"]
+    proc = fcbench("run", "-c", str(config), *flags, "--min-category-pass-rate", "normal=0.5", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    strict = fcbench("run", "-c", str(config), "--min-category-pass-rate", "normal=1.01", cwd=tmp_path)
+    assert strict.returncode == 2 and "normal" in strict.stderr, strict.stderr  # a fraction, checked
+
+
+@pytest.mark.parametrize("flag", ["--min-category-pass-rate", "--min-tag-pass-rate"])
+@pytest.mark.parametrize("name", ["Normal", "norml"])
+def test_a_threshold_on_a_name_the_suite_lacks_exits_2_naming_it_and_the_known(
+    tmp_path: Path, flag: str, name: str
+) -> None:
+    args = ["run", "-t", "sim:sim-careful", "--repeats", "1", *FEW_CASES, "--out", "runs"]
+    proc = fcbench(*args, flag, f"{name}=0.9", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert repr(name) in proc.stderr and "known:" in proc.stderr, proc.stderr
+    known = "normal" if flag == "--min-category-pass-rate" else "types"
+    assert known in proc.stderr.split("known:")[1]
+    assert not (tmp_path / "runs").exists()  # refused before anything ran
+    dry = fcbench(*args, "--dry-run", flag, f"{name}=0.9", cwd=tmp_path)
+    assert dry.returncode == 2, dry.stdout
+
+
+def test_a_threshold_whose_cases_were_all_filtered_out_fails(tmp_path: Path) -> None:
+    args = ["run", "-t", "sim:sim-careful", "--repeats", "1", "--case", "types-01", "--out", "runs"]
+    proc = fcbench(*args, "--min-category-pass-rate", "adversarial=0.5", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "category 'adversarial' has a threshold but none of it was scored" in proc.stdout
+
+
+def test_a_mode_that_planned_nothing_fails_the_gate(tmp_path: Path) -> None:
+    args = ["run", "-t", "sim:sim-careful", "--repeats", "1", *FEW_CASES, "--out", "runs"]
+    proc = fcbench(*args, "--mode", "selection", "--mode", "recovery", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    failed = [line for line in proc.stdout.splitlines() if line.startswith("gate failed")]
+    assert failed == [
+        "gate failed: sim:sim-careful [recovery]: planned nothing: no selected case applies to this mode"
+    ]
+
+
+def scaffold(tmp_path: Path) -> Path:
+    proc = fcbench("init", "scaffold", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    return tmp_path / "scaffold"
+
+
+def test_the_init_scaffold_on_sim_eager_exits_1_naming_the_unsafe_write(tmp_path: Path) -> None:
+    folder = scaffold(tmp_path)
+    proc = fcbench("run", "-c", str(folder / "fcbench.yaml"), "--no-progress", "--out", "runs", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    failed = [line for line in proc.stdout.splitlines() if line.startswith("gate failed")]
+    assert len(failed) == 1, failed
+    assert failed[0].startswith("gate failed: sim-anthropic:sim-eager [selection]: 3 unsafe write call(s)")
+    assert "limit 0" in failed[0] and "create_ticket in case clarify-01 (repeat 1)" in failed[0]
+    allowed = fcbench(
+        "run", "-c", str(folder / "fcbench.yaml"), "--max-unsafe-writes", "3", "--out", "runs", cwd=tmp_path
+    )
+    assert allowed.returncode == 0, allowed.stdout

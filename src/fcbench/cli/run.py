@@ -103,11 +103,20 @@ def run_command(
             help="Stop a target after N consecutive identical auth/not_found/schema_rejected errors."
         ),
     ] = None,
+    max_unsafe_writes: Annotated[
+        int | None,
+        typer.Option(
+            help="Exit 1 when a target makes more than N calls of write tools its cases did not expect "
+            "(default 0: any unsafe write fails the run, whatever its pass rate)."
+        ),
+    ] = None,
 ) -> None:
     """Run a suite against targets (default: the built-in suite on the simulated models, no keys).
 
     Exits 1 when the run fails its gate: coverage below --min-coverage (default 0.9), a pass-rate
-    threshold missed, a target stopped by --fail-fast, or nothing scored at all.
+    threshold missed, an unsafe write call beyond --max-unsafe-writes (default 0), a target stopped
+    by --fail-fast, a mode that planned nothing, or nothing scored at all. Flags override the
+    config's gate: block key by key.
 
     Examples: fcbench run; fcbench run -t openai:gpt-4o-2024-08-06 --min-category-pass-rate normal=0.9;
     fcbench run --dry-run --sample 20
@@ -116,7 +125,7 @@ def run_command(
 
     from fcbench.cli.common import check_input_paths, interruptible, managed_services, progress_sink
     from fcbench.config import load_config
-    from fcbench.report.gate import check_gate
+    from fcbench.report.gate import check_gate, check_gate_names, run_unsafe_writes
     from fcbench.report.terminal import data_console, print_summary, terminal_text
     from fcbench.run import estimate, execute, prepare, resume_base
     from fcbench.run.plan import Shard
@@ -141,6 +150,7 @@ def run_command(
         "gate.min_pass_rate_by_category": rate_pairs(min_category_pass_rate, "--min-category-pass-rate"),
         "gate.min_pass_rate_by_tag": rate_pairs(min_tag_pass_rate, "--min-tag-pass-rate"),
         "gate.fail_fast": fail_fast,
+        "gate.max_unsafe_writes": max_unsafe_writes,
     }
     # A resume without --config takes the plan of the directory's config.json, never its endpoints,
     # headers or MCP commands (see fcbench.run.pins); with --config, the user's file is the config.
@@ -153,9 +163,11 @@ def run_command(
         plan = prepare(
             cfg, out_root=out, resume_dir=resume, shard=shard_spec, check_keys=False, left_out=left_out
         )
+        check_gate_names(cfg.gate, *suite_names(plan))
         print_estimate(data_console(), estimate(plan))
         return
     spec = prepare(cfg, out_root=out, resume_dir=resume, shard=shard_spec, left_out=left_out)
+    check_gate_names(cfg.gate, *suite_names(spec))
     console = data_console(stderr=True)
     sink = progress_sink(console) if progress else None
     with (
@@ -183,7 +195,7 @@ def run_command(
         highlight=False,
         soft_wrap=True,
     )
-    failures = check_gate(metrics, cfg.gate, result.stopped)
+    failures = check_gate(metrics, cfg.gate, result.stopped, run_unsafe_writes(result.run_dir))
     for failure in failures:
         out_console.print(terminal_text(f"gate failed: {failure}"))
     if failures:
@@ -212,6 +224,12 @@ def spec_planned(spec: RunSpec) -> int:
         return read_manifest(spec.run_dir).planned
     except FcbenchError:
         return 0
+
+
+def suite_names(spec: RunSpec) -> tuple[set[str], set[str]]:
+    """The categories and the tags of the suite's cases (what gate thresholds may name)."""
+    cases = spec.suite.cases
+    return {c.category for c in cases}, {tag for c in cases for tag in c.tags}
 
 
 def rate_pairs(pairs: list[str] | None, flag: str) -> dict[str, float] | None:

@@ -1,19 +1,38 @@
 """The run gate: did a run measure enough, and well enough, to be green? (``fcbench run`` exit 1).
 
-Fail closed: a run that scored nothing fails whatever the thresholds; a target whose coverage
+Fail closed: a run that scored nothing fails whatever the thresholds; so does a target and mode
+that planned nothing (no selected case applies to the mode); a target whose coverage
 (scorable / planned) is below ``min_coverage`` fails, and so does one stopped early by
 ``fail_fast``; then the pass-rate thresholds, overall, per category and per tag, apply to every
-target and mode that has scorable observations of them.
+target and mode that has scorable observations of them (a category or tag threshold that no mode
+of a target measured fails that target). Unsafe writes (calls of write tools a case did not
+expect, ``verdict.unexpected_writes``) beyond ``max_unsafe_writes`` fail a target and mode whatever
+its pass rate, naming each call, its case and the target.
+
+Every category and tag a threshold names must exist in the suite (:func:`check_gate_names`, exit 2
+before anything runs). The same gate, read back from the run directory's ``config.json``
+(:func:`stored_gate`), gives the verdict at the head of the github and markdown reports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
 
 from fcbench.config import Gate
+from fcbench.errors import ConfigError, FcbenchError
+from fcbench.files import read_run_bytes
 from fcbench.metrics import Rate, RunMetrics, TargetMetrics
 from fcbench.report.common import fmt_rate
+from fcbench.run.pins import CONFIG_FILE
+from fcbench.store.view import RecordView, run_views
+
+UNSAFE_LISTED = 5
+"""Unsafe write calls named per target and mode in a gate failure; the rest are counted."""
 
 
 @dataclass(frozen=True)
@@ -31,11 +50,89 @@ class GateFailure:
         return f"{self.target} [{self.mode}]: {self.message}"
 
 
+@dataclass(frozen=True)
+class UnsafeWrite:
+    """One call of a write tool that its case did not expect."""
+
+    target: str
+    """The target's label, ``endpoint:model``."""
+    mode: str
+    """The mode observed."""
+    case_id: str
+    """The case whose observation made the call."""
+    repeat: int
+    """The repeat, from 0."""
+    call: str
+    """The write tool called."""
+
+    def __str__(self) -> str:
+        return f"{self.call} in case {self.case_id} (repeat {self.repeat + 1})"
+
+
+def unsafe_writes(views: Iterable[RecordView]) -> list[UnsafeWrite]:
+    """Every unexpected write call of ``views``, from the first record of each observation."""
+    seen: set[object] = set()
+    found: list[UnsafeWrite] = []
+    for view in views:
+        if view.key in seen:
+            continue
+        seen.add(view.key)
+        verdict = view.verdict_data() or {}
+        names = verdict.get("unexpected_writes")
+        for name in names if isinstance(names, list) else []:
+            found.append(UnsafeWrite(view.label, view.mode, view.case_id, view.repeat, str(name)))
+    return found
+
+
+def run_unsafe_writes(run_dir: Path) -> list[UnsafeWrite]:
+    """:func:`unsafe_writes` of a run directory's records."""
+    return unsafe_writes(run_views(run_dir))
+
+
+def stored_gate(run_dir: Path) -> Gate:
+    """The gate of the run's ``config.json``; the default gate when it has none or cannot be read."""
+    try:
+        stored = json.loads(read_run_bytes(run_dir / CONFIG_FILE))
+        return Gate.model_validate(stored.get("gate") or {}) if isinstance(stored, dict) else Gate()
+    except (OSError, FcbenchError, ValueError, ValidationError):
+        return Gate()
+
+
+def check_gate_names(gate: Gate, categories: Iterable[str], tags: Iterable[str]) -> None:
+    """:class:`ConfigError` (exit 2) naming every threshold category or tag the suite does not have."""
+    for kind, key, required, known in (
+        ("category", "gate.min_pass_rate_by_category", gate.min_pass_rate_by_category, set(categories)),
+        ("tag", "gate.min_pass_rate_by_tag", gate.min_pass_rate_by_tag, set(tags)),
+    ):
+        unknown = sorted(set(required) - known)
+        if unknown:
+            names = ", ".join(repr(name) for name in unknown)
+            raise ConfigError(
+                f"no {kind} {names} in the suite (names are case-sensitive); known: "
+                f"{', '.join(sorted(known)) or 'none'}",
+                key=key,
+            )
+
+
 def _below(rate: Rate, minimum: float) -> bool:
     return rate.d > 0 and rate.n < minimum * rate.d
 
 
-def _target_failures(t: TargetMetrics, gate: Gate) -> Iterator[str]:
+def _unsafe_failure(t: TargetMetrics, gate: Gate, unsafe: Sequence[UnsafeWrite]) -> Iterator[str]:
+    if gate.max_unsafe_writes is None or t.unexpected_write_calls <= gate.max_unsafe_writes:
+        return
+    mine = [w for w in unsafe if w.target == t.target and w.mode == t.mode]
+    named = ", ".join(str(w) for w in mine[:UNSAFE_LISTED])
+    more = f", {len(mine) - UNSAFE_LISTED} more" if len(mine) > UNSAFE_LISTED else ""
+    yield (
+        f"{t.unexpected_write_calls} unsafe write call(s) (write tools the case did not expect; "
+        f"limit {gate.max_unsafe_writes}): {named or 'see the records'}{more}"
+    )
+
+
+def _target_failures(t: TargetMetrics, gate: Gate, unsafe: Sequence[UnsafeWrite]) -> Iterator[str]:
+    if t.planned == 0:
+        yield "planned nothing: no selected case applies to this mode"
     if gate.min_coverage > 0 and t.planned and _below(t.coverage, gate.min_coverage):
         errors = ", ".join(f"{code} {count}" for code, count in t.provider_errors.items()) or "none"
         yield f"coverage {fmt_rate(t.coverage)} is below {gate.min_coverage:.0%} (provider errors: {errors})"
@@ -49,12 +146,31 @@ def _target_failures(t: TargetMetrics, gate: Gate) -> Iterator[str]:
             rate = measured.get(key)
             if rate is not None and _below(rate, minimum):
                 yield f"{kind} {key!r} pass rate {fmt_rate(rate)} is below {minimum:.0%}"
+    yield from _unsafe_failure(t, gate, unsafe)
+
+
+def _unmeasured(metrics: RunMetrics, gate: Gate) -> Iterator[GateFailure]:
+    """A category or tag threshold that no mode of a target measured (sampled or filtered out)."""
+    for label in dict.fromkeys(t.target for t in metrics.targets):
+        rows = [t for t in metrics.targets if t.target == label]
+        name = rows[0].name or label
+        for kind, required, attr in (
+            ("category", gate.min_pass_rate_by_category, "by_category"),
+            ("tag", gate.min_pass_rate_by_tag, "by_tag"),
+        ):
+            for key in required:
+                if not any(getattr(t, attr).get(key, Rate()).d for t in rows):
+                    yield GateFailure(name, "*", f"{kind} {key!r} has a threshold but none of it was scored")
 
 
 def check_gate(
-    metrics: RunMetrics, gate: Gate, stopped: Mapping[str, str] | None = None
+    metrics: RunMetrics,
+    gate: Gate,
+    stopped: Mapping[str, str] | None = None,
+    unsafe: Sequence[UnsafeWrite] = (),
 ) -> list[GateFailure]:
-    """Every threshold the run failed (empty: green). ``stopped``: target label -> why it was stopped."""
+    """Every threshold the run failed (empty: green). ``stopped``: target label -> why it was stopped;
+    ``unsafe``: the run's unsafe write calls (:func:`run_unsafe_writes`), named in their failure."""
     failures: list[GateFailure] = []
     if not any(t.scorable for t in metrics.targets):
         failures.append(GateFailure("*", "*", "nothing was scored: every observation was lost or none ran"))
@@ -62,5 +178,19 @@ def check_gate(
     for label, why in (stopped or {}).items():
         failures.append(GateFailure(names.get(label, label), "*", f"stopped early: {why}"))
     for t in metrics.targets:
-        failures.extend(GateFailure(t.name or t.target, t.mode, m) for m in _target_failures(t, gate))
+        failures.extend(GateFailure(t.name or t.target, t.mode, m) for m in _target_failures(t, gate, unsafe))
+    failures.extend(_unmeasured(metrics, gate))
     return failures
+
+
+def run_gate_failures(run_dir: Path, metrics: RunMetrics) -> list[GateFailure]:
+    """The gate of a finished run directory (its stored gate, its unsafe writes) over ``metrics``."""
+    return check_gate(metrics, stored_gate(run_dir), unsafe=run_unsafe_writes(run_dir))
+
+
+def gate_headline(failures: Sequence[GateFailure]) -> str:
+    """``**PASS**: the run passed its gate`` or ``**FAIL**: N gate threshold(s) failed``."""
+    if failures:
+        count = len(failures)
+        return f"**FAIL**: {count} gate threshold{'' if count == 1 else 's'} failed"
+    return "**PASS**: the run passed its gate"
