@@ -111,9 +111,16 @@ def open_run_file(path: Path, mode: str = "rb", **text: Any) -> IO[Any]:
     return _open_regular(path, mode, follow=False, error=RunStateError, **text)
 
 
-def read_run_bytes(path: Path) -> bytes:
-    """The whole content of a run-directory file (see :func:`open_run_file`)."""
-    with open_run_file(path) as fh:
+def read_run_bytes(path: Path, *, missing: str | None = None) -> bytes:
+    """The whole content of a run-directory file (see :func:`open_run_file`); a missing file is
+    :class:`RunStateError` ``missing`` when given, else ``FileNotFoundError``."""
+    try:
+        fh = open_run_file(path)
+    except FileNotFoundError:
+        if missing is None:
+            raise
+        raise RunStateError(missing) from None
+    with fh:
         data: bytes = fh.read()
     return data
 

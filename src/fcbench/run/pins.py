@@ -79,10 +79,7 @@ class ResumeBase:
 def resume_base(run_dir: Path) -> ResumeBase:
     """Read ``run_dir/config.json`` as data (never through a link) and drop what is not taken."""
     path = run_dir / CONFIG_FILE
-    try:
-        text = read_run_bytes(path)
-    except FileNotFoundError:
-        raise RunStateError(f"{run_dir}: no {CONFIG_FILE}; pass the original --config to resume") from None
+    text = read_run_bytes(path, missing=f"{run_dir}: no {CONFIG_FILE}; pass the original --config to resume")
     try:
         stored = RunConfig.model_validate_json(text)
     except ValueError as exc:  # cut by a kill during its write, or edited

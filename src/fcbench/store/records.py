@@ -235,10 +235,7 @@ def write_manifest(run_dir: Path, manifest: Manifest) -> None:
 def read_manifest(run_dir: Path) -> Manifest:
     """Read ``manifest.json`` of a run directory, with a clear error if it is missing or invalid."""
     path = run_dir / MANIFEST_FILE
-    try:
-        data = read_run_bytes(path)
-    except FileNotFoundError:
-        raise RunStateError(f"{run_dir}: not a run directory (no {MANIFEST_FILE})") from None
+    data = read_run_bytes(path, missing=f"{run_dir}: not a run directory (no {MANIFEST_FILE})")
     try:
         return Manifest.model_validate_json(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
