@@ -24,7 +24,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from fcbench.adapters.base import ParsedTurn
-from fcbench.adapters.common import BadResponse, anomaly, bad_response, check_calls, text_call_anomaly
+from fcbench.adapters.common import (
+    BadResponse,
+    anomaly,
+    bad_response,
+    check_calls,
+    pair_results,
+    text_call_anomaly,
+)
 from fcbench.contract import (
     Anomaly,
     AssistantMessage,
@@ -41,11 +48,6 @@ from fcbench.contract import (
     make_call,
 )
 
-ResultBlocks = Callable[
-    [Sequence[ToolCall], Sequence[ToolResultMessage], Sequence[str] | None], list[dict[str, Any]]
-]
-"""``(calls, results, keys) -> blocks``: one result block per result, in call order."""
-
 
 @dataclass(frozen=True)
 class BlockSpelling:
@@ -61,10 +63,25 @@ class BlockSpelling:
     """A text block."""
     tool_use: Callable[[str, str, dict[str, Any]], dict[str, Any]]
     """A tool-use block from ``(id, name, input)``."""
-    result_blocks: ResultBlocks
-    """The tool-result blocks of a user message."""
+    result_block: Callable[[str, ToolResultMessage], dict[str, Any]]
+    """The tool-result block of a user message for ``(tool-use id, result)``."""
     user_content: Callable[[str], Any]
     """A user message's ``content`` for its text (a string, or a list of blocks)."""
+
+
+def result_blocks(
+    spelling: BlockSpelling,
+    calls: Sequence[ToolCall],
+    results: Sequence[ToolResultMessage],
+    keys: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
+    """The result blocks for ``results``, in call order, each carrying the tool-use id of its call
+    (``keys``, when the history gave id-less calls stand-in ids)."""
+    wire_ids = list(keys) if keys is not None else [c.id or "" for c in calls]
+    return [
+        spelling.result_block(wire_ids[index] if index is not None else (result.call_id or ""), result)
+        for index, result in pair_results(calls, results, wire_ids)
+    ]
 
 
 def call_keys(spelling: BlockSpelling, message_index: int, calls: Sequence[ToolCall]) -> list[str]:
@@ -106,7 +123,7 @@ def block_messages(
     def flush() -> None:
         nonlocal results_message
         if pending:
-            results_message = {"role": "user", "content": spelling.result_blocks(calls, pending, keys)}
+            results_message = {"role": "user", "content": result_blocks(spelling, calls, pending, keys)}
             wire.append(results_message)
             pending.clear()
 
@@ -308,5 +325,6 @@ __all__ = [
     "call_keys",
     "read_use",
     "reply_turn",
+    "result_blocks",
     "stop_anomalies",
 ]

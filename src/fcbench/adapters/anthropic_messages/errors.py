@@ -28,14 +28,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fcbench.adapters.common import (
-    ERROR_MESSAGE_LIMIT,
-    HTTP_STATUS_CODES,
-    decode_json_body,
-    retry_after_header,
-    status_code,
-    unstructured_error_message,
-)
+from fcbench.adapters import common
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -56,14 +49,14 @@ ERROR_TYPES: dict[str, ProviderErrorCode] = {
 """``error.type`` -> canonical code."""
 
 STATUS_CODES: dict[int, ProviderErrorCode] = {
-    **HTTP_STATUS_CODES,
+    **common.HTTP_STATUS_CODES,
     402: "auth",
     413: "bad_request",
     529: "overloaded",
 }
 """HTTP status -> canonical code, used when the body names no known error type."""
 
-MESSAGE_LIMIT = ERROR_MESSAGE_LIMIT
+MESSAGE_LIMIT = common.ERROR_MESSAGE_LIMIT
 """Longest error text kept in a message."""
 
 _SCHEMA_MESSAGE = re.compile(r"\btools\.\d+|input_schema|json schema", re.IGNORECASE)
@@ -98,7 +91,7 @@ def _code(error: Mapping[str, Any] | None, status: int | None) -> ProviderErrorC
     kind = error.get("type") if error is not None else None
     code: ProviderErrorCode | None = ERROR_TYPES.get(kind) if isinstance(kind, str) else None
     if code is None and status is not None:
-        code = status_code(STATUS_CODES, status)
+        code = common.status_code(STATUS_CODES, status)
     code = code or "server"
     message = error.get("message") if error is not None else None
     if code == "bad_request" and isinstance(message, str) and _SCHEMA_MESSAGE.search(message):
@@ -112,15 +105,15 @@ def error_outcome(body: Any, status: int | None = None) -> ProviderErrorOutcome:
     if error is not None:
         message = _describe(error, body.get("request_id"))
     else:
-        message = unstructured_error_message(body, status)
+        message = common.unstructured_error_message(body, status)
     return ProviderErrorOutcome(code=_code(error, status), message=message, status=status)
 
 
 def parse_error(status: int, body: Any, headers: Mapping[str, str]) -> ProviderErrorOutcome:
     """Map an HTTP error response to a canonical provider error (never raises)."""
-    return error_outcome(decode_json_body(body), status)
+    return error_outcome(common.decode_json_body(body), status)
 
 
 def retry_after_seconds(status: int, body: Any, headers: Mapping[str, str]) -> float | None:
     """The ``retry-after-ms`` or ``retry-after`` header, in seconds (Anthropic puts no hint in bodies)."""
-    return retry_after_header(headers)
+    return common.retry_after_header(headers)

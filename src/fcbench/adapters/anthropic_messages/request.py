@@ -20,8 +20,8 @@ from typing import Any
 
 from fcbench.adapters.anthropic_messages.schema import transform_schema
 from fcbench.adapters.base import BuiltRequest, CanonicalRequest, ToolChoice
-from fcbench.adapters.blocks import BlockSpelling, block_messages
-from fcbench.adapters.common import pair_results, result_text
+from fcbench.adapters.blocks import BlockSpelling, block_messages, result_blocks
+from fcbench.adapters.common import result_text
 from fcbench.contract import (
     Message,
     SchemaChange,
@@ -52,19 +52,12 @@ def wire_tool_choice(choice: ToolChoice, parallel_tool_calls: bool | None) -> di
     return wire
 
 
-def result_blocks(
-    calls: Sequence[ToolCall], results: Sequence[ToolResultMessage], keys: Sequence[str] | None = None
-) -> list[dict[str, Any]]:
-    """``tool_result`` blocks for ``results``, in call order, each carrying the id of its call."""
-    wire_ids = list(keys) if keys is not None else [c.id or "" for c in calls]
-    blocks: list[dict[str, Any]] = []
-    for index, result in pair_results(calls, results, wire_ids):
-        use_id = wire_ids[index] if index is not None else (result.call_id or "")
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": use_id, "content": result_text(result)}
-        if result.is_error:
-            block["is_error"] = True
-        blocks.append(block)
-    return blocks
+def result_block(use_id: str, result: ToolResultMessage) -> dict[str, Any]:
+    """The ``tool_result`` block answering tool use ``use_id``."""
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": use_id, "content": result_text(result)}
+    if result.is_error:
+        block["is_error"] = True
+    return block
 
 
 SPELLING = BlockSpelling(
@@ -73,7 +66,7 @@ SPELLING = BlockSpelling(
     id_field="tool_use id",
     text=lambda text: {"type": "text", "text": text},
     tool_use=lambda key, name, arguments: {"type": "tool_use", "id": key, "name": name, "input": arguments},
-    result_blocks=result_blocks,
+    result_block=result_block,
     user_content=lambda text: text,
 )
 """How Anthropic Messages spells a conversation's blocks."""
@@ -125,4 +118,4 @@ def tool_result_messages(
     calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
 ) -> list[dict[str, Any]]:
     """One ``user`` message whose content is the ``tool_result`` blocks, in call order."""
-    return [{"role": "user", "content": result_blocks(calls, results)}]
+    return [{"role": "user", "content": result_blocks(SPELLING, calls, results)}]

@@ -42,14 +42,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fcbench.adapters.common import (
-    ERROR_MESSAGE_LIMIT,
-    HTTP_STATUS_CODES,
-    decode_json_body,
-    retry_after_header,
-    status_code,
-    unstructured_error_message,
-)
+from fcbench.adapters import common
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
 
 ERROR_TYPE_HEADER = "x-amzn-errortype"
@@ -74,10 +67,10 @@ ERROR_TYPES: dict[str, ProviderErrorCode] = {
 }
 """Error type (upper camel case) -> canonical code."""
 
-STATUS_CODES: dict[int, ProviderErrorCode] = {**HTTP_STATUS_CODES, 424: "server"}
+STATUS_CODES: dict[int, ProviderErrorCode] = {**common.HTTP_STATUS_CODES, 424: "server"}
 """HTTP status -> canonical code, used when no known error type is named."""
 
-MESSAGE_LIMIT = ERROR_MESSAGE_LIMIT
+MESSAGE_LIMIT = common.ERROR_MESSAGE_LIMIT
 """Longest error text kept in a message."""
 
 _SCHEMA_MESSAGE = re.compile(r"toolConfig|toolSpec|inputSchema|input_schema|json schema", re.IGNORECASE)
@@ -110,12 +103,12 @@ def error_outcome(kind: str | None, body: Any, status: int | None = None) -> Pro
     message = _message(body)
     code: ProviderErrorCode | None = ERROR_TYPES.get(kind) if kind is not None else None
     if code is None and status is not None:
-        code = status_code(STATUS_CODES, status)
+        code = common.status_code(STATUS_CODES, status)
     code = code or "server"
     if code == "bad_request" and message is not None and _SCHEMA_MESSAGE.search(message):
         code = "schema_rejected"
     if message is None:
-        text = unstructured_error_message(body, status)
+        text = common.unstructured_error_message(body, status)
     else:
         text = f"{message} [type={kind}]" if kind else message
     return ProviderErrorOutcome(code=code, message=text[:MESSAGE_LIMIT], status=status)
@@ -123,7 +116,7 @@ def error_outcome(kind: str | None, body: Any, status: int | None = None) -> Pro
 
 def parse_error(status: int, body: Any, headers: Mapping[str, str]) -> ProviderErrorOutcome:
     """Map an HTTP error response to a canonical provider error (never raises)."""
-    decoded = decode_json_body(body)
+    decoded = common.decode_json_body(body)
     lower = {k.lower(): v for k, v in headers.items()}
     kind = error_type(lower.get(ERROR_TYPE_HEADER))
     if kind is None and isinstance(decoded, dict):
@@ -142,4 +135,4 @@ def exception_outcome(kind: str, data: str) -> ProviderErrorOutcome:
 
 def retry_after_seconds(status: int, body: Any, headers: Mapping[str, str]) -> float | None:
     """A ``retry-after-ms``/``retry-after`` header, in seconds (Bedrock itself sends none)."""
-    return retry_after_header(headers)
+    return common.retry_after_header(headers)

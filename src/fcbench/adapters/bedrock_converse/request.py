@@ -29,8 +29,8 @@ from urllib.parse import quote
 
 from fcbench.adapters.base import BuiltRequest, CanonicalRequest, RequestOptions, ToolChoice
 from fcbench.adapters.bedrock_converse.schema import transform_schema
-from fcbench.adapters.blocks import BlockSpelling, block_messages
-from fcbench.adapters.common import pair_results, result_text
+from fcbench.adapters.blocks import BlockSpelling, block_messages, result_blocks
+from fcbench.adapters.common import result_text
 from fcbench.contract import (
     Message,
     SchemaChange,
@@ -67,21 +67,10 @@ def _result_content(result: ToolResultMessage) -> list[dict[str, Any]]:
     return [{"text": result_text(result)}]
 
 
-def result_blocks(
-    calls: Sequence[ToolCall], results: Sequence[ToolResultMessage], keys: Sequence[str] | None = None
-) -> list[dict[str, Any]]:
-    """``toolResult`` blocks for ``results``, in call order, each carrying the id of its call."""
-    wire_ids = list(keys) if keys is not None else [c.id or "" for c in calls]
-    blocks: list[dict[str, Any]] = []
-    for index, result in pair_results(calls, results, wire_ids):
-        use_id = wire_ids[index] if index is not None else (result.call_id or "")
-        block = {
-            "toolUseId": use_id,
-            "content": _result_content(result),
-            "status": "error" if result.is_error else "success",
-        }
-        blocks.append({"toolResult": block})
-    return blocks
+def result_block(use_id: str, result: ToolResultMessage) -> dict[str, Any]:
+    """The ``toolResult`` block answering tool use ``use_id``."""
+    status = "error" if result.is_error else "success"
+    return {"toolResult": {"toolUseId": use_id, "content": _result_content(result), "status": status}}
 
 
 SPELLING = BlockSpelling(
@@ -90,7 +79,7 @@ SPELLING = BlockSpelling(
     id_field="toolUseId",
     text=lambda text: {"text": text},
     tool_use=lambda key, name, arguments: {"toolUse": {"toolUseId": key, "name": name, "input": arguments}},
-    result_blocks=result_blocks,
+    result_block=result_block,
     user_content=lambda text: [{"text": text}],
 )
 """How Bedrock Converse spells a conversation's blocks."""
@@ -185,4 +174,4 @@ def tool_result_messages(
     calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
 ) -> list[dict[str, Any]]:
     """One ``user`` message whose content is the ``toolResult`` blocks, in call order."""
-    return [{"role": "user", "content": result_blocks(calls, results)}]
+    return [{"role": "user", "content": result_blocks(SPELLING, calls, results)}]

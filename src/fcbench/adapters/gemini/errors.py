@@ -35,14 +35,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fcbench.adapters.common import (
-    ERROR_MESSAGE_LIMIT,
-    HTTP_STATUS_CODES,
-    decode_json_body,
-    retry_after_header,
-    status_code,
-    unstructured_error_message,
-)
+from fcbench.adapters import common
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
 
 STATUS_NAMES: dict[str, ProviderErrorCode] = {
@@ -60,10 +53,10 @@ STATUS_NAMES: dict[str, ProviderErrorCode] = {
 }
 """``error.status`` -> canonical code."""
 
-STATUS_CODES: Mapping[int, ProviderErrorCode] = HTTP_STATUS_CODES
+STATUS_CODES: Mapping[int, ProviderErrorCode] = common.HTTP_STATUS_CODES
 """HTTP status -> canonical code, used when the body names no known status."""
 
-MESSAGE_LIMIT = ERROR_MESSAGE_LIMIT
+MESSAGE_LIMIT = common.ERROR_MESSAGE_LIMIT
 """Longest error text kept in a message."""
 
 _SCHEMA_MESSAGE = re.compile(
@@ -108,7 +101,7 @@ def _code(error: Mapping[str, Any] | None, status: int | None) -> ProviderErrorC
         number = status if status is not None else error.get("code")
     code: ProviderErrorCode | None = STATUS_NAMES.get(name) if isinstance(name, str) else None
     if code is None and isinstance(number, int):
-        code = status_code(STATUS_CODES, number)
+        code = common.status_code(STATUS_CODES, number)
     code = code or "server"
     if code == "bad_request" and error is not None:
         message = error.get("message")
@@ -131,20 +124,20 @@ def _describe(error: Mapping[str, Any]) -> str:
 def error_outcome(body: Any, status: int | None = None) -> ProviderErrorOutcome:
     """A provider error from an error body (HTTP error, 2xx error body or stream chunk)."""
     error = error_object(body)
-    message = _describe(error) if error is not None else unstructured_error_message(body, status)
+    message = _describe(error) if error is not None else common.unstructured_error_message(body, status)
     return ProviderErrorOutcome(code=_code(error, status), message=message, status=status)
 
 
 def parse_error(status: int, body: Any, headers: Mapping[str, str]) -> ProviderErrorOutcome:
     """Map an HTTP error response to a canonical provider error (never raises)."""
-    return error_outcome(decode_json_body(body), status)
+    return error_outcome(common.decode_json_body(body), status)
 
 
 def retry_after_seconds(status: int, body: Any, headers: Mapping[str, str]) -> float | None:
     """``RetryInfo.retryDelay`` from the error details, else the ``retry-after`` header."""
-    error = error_object(decode_json_body(body))
+    error = error_object(common.decode_json_body(body))
     for detail in _details(error) if error is not None else []:
         delay = detail.get("retryDelay")
         if isinstance(delay, str) and (match := _RETRY_DELAY.match(delay)):
             return float(match.group(1))
-    return retry_after_header(headers)
+    return common.retry_after_header(headers)
