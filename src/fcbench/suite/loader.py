@@ -26,9 +26,7 @@ servers (``tool_sources``) add their ``tools/list`` result under the name ``mcp:
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -36,12 +34,14 @@ from typing import Any
 from fcbench.contract import Tool
 from fcbench.errors import CaseError
 from fcbench.suite.checks import ToolContext
-from fcbench.suite.fakes import ToolScript
-from fcbench.suite.imports import ToolImport, read_tool_list
+from fcbench.suite.imports import read_tool_list
 from fcbench.suite.mcp_tools import fetch_sources, hash_sources, with_sources
 from fcbench.suite.models import Case, ClaimRules, SuiteInfo
+from fcbench.suite.onefile import load_one_file
 from fcbench.suite.parts import (
+    TOOL_SET_FILE,
     Report,
+    Suite,
     SuiteReader,
     check_case,
     check_case_ids,
@@ -64,8 +64,6 @@ STORE_FILE = "store.json"
 CLAIMS_FILE = "claims.json"
 FAKES_FILE = "fakes.json"
 CORE_TOOLS_FILE = "tools.core.json"
-TOOL_SET_FILE = re.compile(r"^tools\.([a-z0-9][a-z0-9_-]*)\.json$")
-"""``tools.<set>.json``: the file of tool set ``<set>``."""
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 """Folder holding the built-in suites, one subfolder each."""
@@ -73,56 +71,6 @@ ONE_FILE_SUFFIXES = frozenset({".yaml", ".yml", ".json"})
 """Suffixes of a one-file suite."""
 ONE_FILE_NAMES = ("suite.yaml", "suite.yml")
 """A folder without ``suite.json`` holding one of these (``fcbench init``'s layout) means that file."""
-
-
-@dataclass(frozen=True)
-class Suite:
-    """A loaded, fully checked suite."""
-
-    path: Path
-    """The suite folder, or the file of a one-file suite."""
-    info: SuiteInfo
-    """Name, dataset version and description from ``suite.json``."""
-    system: str
-    """The system prompt (line endings normalised, trailing newlines removed); empty: none is sent."""
-    tool_sets: dict[str, list[Tool]]
-    """Tool sets by name (``core`` from ``tools.core.json`` and so on)."""
-    cases: list[Case]
-    """Cases in file order."""
-    dataset_hash: str
-    """SHA-256 (hex) over the suite's files, stable across line-ending conversion."""
-    claims: ClaimRules = field(default_factory=ClaimRules)
-    """What counts as claiming a result in a recovery answer (``claims.json``; none when absent)."""
-    fakes: dict[str, ToolScript] = field(default_factory=dict)
-    """Scripted fake tools by tool name (``fakes.json``; none when absent)."""
-    tool_imports: list[ToolImport] = field(default_factory=list)
-    """Tool sets that were converted from another format or taken from an MCP server."""
-
-    @property
-    def name(self) -> str:
-        """The suite's name from ``suite.json``."""
-        return self.info.name
-
-    @property
-    def dataset_version(self) -> str:
-        """The suite's dataset version from ``suite.json``."""
-        return self.info.dataset_version
-
-    def tools_for(self, case: Case) -> list[Tool]:
-        """The tools offered to the model for ``case`` (its named tool set or its inline list)."""
-        if isinstance(case.tools, str):
-            tools = self.tool_sets.get(case.tools)
-            if tools is None:
-                raise CaseError(f"case {case.id!r}: unknown tool set {case.tools!r}", path=str(self.path))
-            return list(tools)
-        return list(case.tools)
-
-    def case(self, case_id: str) -> Case:
-        """The case with id ``case_id``."""
-        for case in self.cases:
-            if case.id == case_id:
-                return case
-        raise CaseError(f"no case {case_id!r} in suite {self.info.name!r}", path=str(self.path))
 
 
 def builtin_suites() -> list[str]:
@@ -294,8 +242,6 @@ def load_suite(name_or_path: str | Path, tool_sources: Sequence[str] = ()) -> Su
     path = resolve_suite(name_or_path)
     sourced = fetch_sources(tool_sources)  # before reading: cases are checked against these tools
     if path.is_file():
-        from fcbench.suite.onefile import load_one_file  # the one-file form builds on this module
-
         return load_one_file(path, sourced)
     reader = SuiteReader(path)
     info = _load_info(reader)

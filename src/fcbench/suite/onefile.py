@@ -36,11 +36,12 @@ import yaml
 from fcbench.contract import Tool
 from fcbench.suite.checks import ToolContext
 from fcbench.suite.imports import ToolImport, canonical_json, read_tool_list
-from fcbench.suite.loader import TOOL_SET_FILE, Suite
 from fcbench.suite.mcp_tools import SourcedTools, hash_sources, with_sources
 from fcbench.suite.models import ClaimRules
 from fcbench.suite.parts import (
+    TOOL_SET_FILE,
     Report,
+    Suite,
     SuiteReader,
     check_case,
     check_case_ids,

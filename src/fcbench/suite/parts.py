@@ -1,6 +1,6 @@
-"""One load of a suite, in either form: the reader that reads its files, collects its problems and
-hashes what it read, and the checks of the parts both forms share (identity, claim rules,
-scripted fakes, each case, case ids).
+"""One load of a suite, in either form: the loaded :class:`Suite` both forms give, the reader that
+reads its files, collects its problems and hashes what it read, and the checks of the parts both
+forms share (identity, claim rules, scripted fakes, each case, case ids).
 
 The folder form is loaded by :mod:`fcbench.suite.loader`, the one-file form by
 :mod:`fcbench.suite.onefile`.
@@ -9,12 +9,16 @@ The folder form is loaded by :mod:`fcbench.suite.loader`, the one-file form by
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from fcbench.contract import Tool
+from fcbench.errors import CaseError
 from fcbench.files import kind_of
 from fcbench.suite.checks import ToolContext, case_findings
 from fcbench.suite.fakes import FakeScripts, ToolScript
@@ -33,6 +37,60 @@ from fcbench.suite.tools import Finding, pydantic_findings
 
 Report = Callable[[Sequence[Finding]], None]
 """Where a check sends its findings (paths inside the value checked); the caller adds file and line."""
+
+TOOL_SET_FILE = re.compile(r"^tools\.([a-z0-9][a-z0-9_-]*)\.json$")
+"""``tools.<set>.json``: the file of tool set ``<set>``."""
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A loaded, fully checked suite."""
+
+    path: Path
+    """The suite folder, or the file of a one-file suite."""
+    info: SuiteInfo
+    """Name, dataset version and description from ``suite.json``."""
+    system: str
+    """The system prompt (line endings normalised, trailing newlines removed); empty: none is sent."""
+    tool_sets: dict[str, list[Tool]]
+    """Tool sets by name (``core`` from ``tools.core.json`` and so on)."""
+    cases: list[Case]
+    """Cases in file order."""
+    dataset_hash: str
+    """SHA-256 (hex) over the suite's files, stable across line-ending conversion."""
+    claims: ClaimRules = field(default_factory=ClaimRules)
+    """What counts as claiming a result in a recovery answer (``claims.json``; none when absent)."""
+    fakes: dict[str, ToolScript] = field(default_factory=dict)
+    """Scripted fake tools by tool name (``fakes.json``; none when absent)."""
+    tool_imports: list[ToolImport] = field(default_factory=list)
+    """Tool sets that were converted from another format or taken from an MCP server."""
+
+    @property
+    def name(self) -> str:
+        """The suite's name from ``suite.json``."""
+        return self.info.name
+
+    @property
+    def dataset_version(self) -> str:
+        """The suite's dataset version from ``suite.json``."""
+        return self.info.dataset_version
+
+    def tools_for(self, case: Case) -> list[Tool]:
+        """The tools offered to the model for ``case`` (its named tool set or its inline list)."""
+        if isinstance(case.tools, str):
+            tools = self.tool_sets.get(case.tools)
+            if tools is None:
+                raise CaseError(f"case {case.id!r}: unknown tool set {case.tools!r}", path=str(self.path))
+            return list(tools)
+        return list(case.tools)
+
+    def case(self, case_id: str) -> Case:
+        """The case with id ``case_id``."""
+        for case in self.cases:
+            if case.id == case_id:
+                return case
+        raise CaseError(f"no case {case_id!r} in suite {self.info.name!r}", path=str(self.path))
+
 
 
 class SuiteReader:
