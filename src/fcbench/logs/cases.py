@@ -285,6 +285,23 @@ def import_logs(
         report.warnings.append(
             f"most cases had no logged system prompt; {SYSTEM_FILE} holds {FALLBACK_SYSTEM!r}"
         )
+    set_names, tool_sets, context = _tool_context(chosen, report)
+    cases, differs, secrets = _build_cases(chosen, system, set_names, context, report)
+    if not cases:
+        raise InputError(
+            f"no logged exchange could become a case ({_reasons(report)})", path=", ".join(report.files)
+        )
+    used = _summarise(report, cases, differs)
+    written = {n: tool_sets[n] for n in tool_sets if n in used or n == "core"}
+    _write_suite(out, report, system or FALLBACK_SYSTEM, written, cases, force, secrets)
+    return report
+
+
+def _tool_context(
+    chosen: Sequence[_Candidate], report: LogImportReport
+) -> tuple[dict[str, str], dict[str, list[Tool]], ToolContext]:
+    """The chosen exchanges' tool sets: set names by canonical tool list, the sets by name, and the
+    context cases are checked in (a set the suite checks reject is warned about and left out)."""
     set_names = _tool_set_names(chosen)
     tool_sets = {
         set_names[canonical_json([t.model_dump() for t in c.entry.request.tools])]: c.entry.request.tools
@@ -297,32 +314,46 @@ def import_logs(
     if "core" in broken:
         raise InputError(f"the most common logged tool set is not valid: {report.warnings[-1]}")
     context = ToolContext({n: t for n, t in tool_sets.items() if n not in broken}, frozenset(broken))
+    return set_names, tool_sets, context
+
+
+def _build_cases(
+    chosen: Sequence[_Candidate],
+    system: str,
+    set_names: dict[str, str],
+    context: ToolContext,
+    report: LogImportReport,
+) -> tuple[list[dict[str, Any]], list[str], set[str]]:
+    """The cases of the chosen exchanges (redacted, flagged for review), the ids of those whose system
+    prompt differs from the suite's, and the secret values found; invalid ones are skipped."""
     cases: list[dict[str, Any]] = []
     differs: list[str] = []
     secrets: set[str] = set()
     for candidate in chosen:
-        key = canonical_json([t.model_dump() for t in candidate.entry.request.tools])
+        set_name = set_names[canonical_json([t.model_dump() for t in candidate.entry.request.tools])]
         own = candidate.entry.request.system or ""
         note = [] if own == system else ["its logged system prompt differs from system.txt"]
         note += [f"left out of the logged request: {left}" for left in candidate.entry.request.notes]
-        case = _case_dict(candidate, set_names[key], note)
+        case = _case_dict(candidate, set_name, note)
         findings = scan_json(case)
         secrets.update(findings.secret_values)
         case = _flag(case, findings, Redactor(findings.secret_values, patterns=True))
         if findings.describe():
             report.flagged[case["id"]] = findings.describe()
-        rejected = [] if set_names[key] in broken else case_findings(Case.model_validate(case), context)
-        if set_names[key] in broken or rejected:
-            detail = "; ".join(str(p) for p in rejected) or f"tool set {set_names[key]} is not valid"
+        broken = set_name in context.broken_sets
+        rejected = [] if broken else case_findings(Case.model_validate(case), context)
+        if broken or rejected:
+            detail = "; ".join(str(p) for p in rejected) or f"tool set {set_name} is not valid"
             report.skipped.append(Skipped(candidate.entry.where, "invalid_case", detail))
             continue
         if own != system:
             differs.append(case["id"])
         cases.append(case)
-    if not cases:
-        raise InputError(
-            f"no logged exchange could become a case ({_reasons(report)})", path=", ".join(report.files)
-        )
+    return cases, differs, secrets
+
+
+def _summarise(report: LogImportReport, cases: list[dict[str, Any]], differs: list[str]) -> Counter[str]:
+    """Fill the report's counts for the imported ``cases``; return how many cases use each tool set."""
     used = Counter(c["tools"] for c in cases)
     report.tool_sets = {n: used[n] for n in sorted(used, key=lambda n: (n != "core", n))}
     report.system_prompt = {"cases_matching": len(cases) - len(differs), "differs": differs}
@@ -333,9 +364,7 @@ def import_logs(
     report.imported = len(cases)
     report.skipped_by_reason = dict(sorted(Counter(s.reason for s in report.skipped).items()))
     report.by_kind = dict(sorted(Counter(c["expected"]["kind"] for c in cases).items()))
-    written = {n: tool_sets[n] for n in tool_sets if n in used or n == "core"}
-    _write_suite(out, report, system or FALLBACK_SYSTEM, written, cases, force, secrets)
-    return report
+    return used
 
 
 def _reasons(report: LogImportReport) -> str:
