@@ -56,6 +56,7 @@ def test_every_sample_file_imports_and_validates(bfcl_dir: Path, tmp_path: Path,
 
     suite = load_suite(out)
     assert [case.id for case in suite.cases] == ids
+    assert suite.system == "" and not (out / "system.txt").exists()  # BFCL sends no system prompt
     assert suite.name == f"bfcl-{file_name[len('BFCL_v4_') : -len('.json')]}"
     assert re.fullmatch(r"bfcl-v4\+[0-9a-f]{8}", suite.dataset_version)
     saved = json.loads((out / REPORT_FILE).read_text(encoding="utf-8"))
@@ -64,6 +65,14 @@ def test_every_sample_file_imports_and_validates(bfcl_dir: Path, tmp_path: Path,
     proc = _cli("cases", "validate", out, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert f"{len(ids)} cases" in proc.stdout
+
+
+def test_reimport_over_an_older_import_drops_its_system_prompt(bfcl_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "suite"
+    out.mkdir()
+    (out / "system.txt").write_text("You are a helpful assistant.\n", encoding="utf-8")
+    import_bfcl(bfcl_dir / SAMPLE_FILES[0], out, force=True)
+    assert not (out / "system.txt").exists() and load_suite(out).system == ""
 
 
 def test_cli_import_prints_counts(bfcl_dir: Path, tmp_path: Path) -> None:

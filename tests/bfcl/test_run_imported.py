@@ -35,6 +35,7 @@ def test_run_imported_simple_python(
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["suite"] == "bfcl-simple_python"
     assert manifest["dataset_version"] == report.dataset_version
+    assert manifest["system_prompt"] == "none"
     records = list(iter_record_dicts(run_dir / "records.jsonl"))
     assert len(records) == manifest["planned"] == report.imported * len(DEFAULT_TARGETS)
     suite = load_suite(suite_dir)

@@ -4,7 +4,6 @@
 for categories that have one, its possible-answer file, and writes::
 
     suite.json          name "bfcl-<category>", dataset_version "bfcl-<v>+<sha256[:8]>"
-    system.txt          a neutral one-line system prompt (BFCL has none; the loader needs one)
     tools.core.json     one placeholder tool (the loader needs a non-empty core set; every case
                         offers its own inline tools, so it is never sent)
     cases.jsonl         one case per imported entry
@@ -16,7 +15,8 @@ answer file's bytes (when one is used), so it changes whenever either input chan
 
 Category kinds are a registry (:data:`CATEGORY_KINDS`): ``irrelevance`` categories expect no call
 (``text``), ``parallel`` categories several calls in any order (``tools``), the others exactly
-one call (``tool``). Categories that cannot be reproduced are refused with the reason
+one call (``tool``). No ``system.txt`` is written: BFCL sends no system prompt, so neither does a
+run of an imported suite. Categories that cannot be reproduced are refused with the reason
 (:data:`UNSUPPORTED_CATEGORIES`). Entries that cannot be converted are skipped and reported,
 never silently dropped; a malformed line is an error.
 """
@@ -39,8 +39,6 @@ from fcbench.suite.writing import prepare_suite_folder, write_json
 
 REPORT_FILE = "import_report.json"
 
-SYSTEM_PROMPT = "You are a helpful assistant."
-"""BFCL sends no system prompt; the loader needs one, so imported suites get this neutral line."""
 
 PLACEHOLDER_TOOL: Mapping[str, Any] = {
     "name": "bfcl_unused",
@@ -269,7 +267,7 @@ def _write_suite(out: Path, report: ImportReport, cases: list[dict[str, Any]], f
         out / SUITE_FILE,
         {"name": report.suite, "dataset_version": report.dataset_version, "description": description},
     )
-    (out / SYSTEM_FILE).write_text(SYSTEM_PROMPT + "\n", encoding="utf-8")
+    (out / SYSTEM_FILE).unlink(missing_ok=True)  # an earlier import's system prompt: BFCL sends none
     write_json(out / CORE_TOOLS_FILE, {"tools": [dict(PLACEHOLDER_TOOL)]})
     lines = [json.dumps(case, ensure_ascii=False, separators=(",", ":")) for case in cases]
     (out / CASES_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -281,7 +279,6 @@ __all__ = [
     "CATEGORY_KINDS",
     "PLACEHOLDER_TOOL",
     "REPORT_FILE",
-    "SYSTEM_PROMPT",
     "UNSUPPORTED_CATEGORIES",
     "ImportReport",
     "Skipped",
