@@ -204,65 +204,83 @@ async def run_plan(
     that waited ``max_wait_s``, so a slow provider never holds paid observations in memory.
     Observations of a target that ``fail_fast`` stopped are left unobserved (a resume does them).
     """
-    queue: Iterator[Planned] = iter(todo)
     guard = fail_fast or FailFast(limit=None)
-    waiting: asyncio.Queue[Played] = asyncio.Queue(maxsize=max(concurrency, 1))
     with RecordWriter(records_path, background=True) as writer:
-        recorder = _Recorder(ctx, writer, guard, sink)
+        workers = _Workers(ctx, iter(todo), observe, _Recorder(ctx, writer, guard, sink), concurrency)
+        await workers.run(min(concurrency, max(len(todo), 1)), writer, sink)
+    return workers.recorder.recorded
 
-        async def play(planned: Planned) -> Played:
-            started = now_iso()
-            try:
-                return planned, started, await observe(ctx, planned)
-            except Exception as exc:  # a harness bug must not stop the run
-                return planned, started, partial(harness_error_record, ctx, planned, started, exc)
 
-        async def worker() -> None:
-            for planned in queue:
-                label = planned.target.label
-                await recorder.room_for(label)
-                lock = guard.lock(label)
-                if lock is None:
-                    if label not in guard.stopped:
-                        played = await play(planned)
-                        try:
-                            await waiting.put(played)
-                        except asyncio.CancelledError:  # paid for: record it before stopping
-                            recorder.finish(played)
-                            raise
-                    continue
-                async with lock:
-                    if label not in guard.stopped:
-                        await recorder.finish_in_turn(await play(planned))
+class _Workers:
+    """The workers of one :func:`run_plan`, the finisher they hand played observations to, and the
+    timer that writes finished records that waited too long."""
 
-        async def finisher() -> None:
-            while True:
-                recorder.finish_soon(await waiting.get())
-                waiting.task_done()
-                await asyncio.sleep(0)  # the workers that are ready send first
+    def __init__(
+        self,
+        ctx: ObservationContext,
+        queue: Iterator[Planned],
+        observe: Observer,
+        recorder: _Recorder,
+        concurrency: int,
+    ) -> None:
+        self.ctx, self.queue, self.observe, self.recorder = ctx, queue, observe, recorder
+        self.guard = recorder.guard
+        self.waiting: asyncio.Queue[Played] = asyncio.Queue(maxsize=max(concurrency, 1))
 
-        async def flush_on_time() -> None:
-            while True:
-                await asyncio.sleep(writer.max_wait_s / 2)
-                writer.sync_if_due()
-
-        finishing = asyncio.create_task(finisher())
-        flusher = asyncio.create_task(flush_on_time())
+    async def run(self, count: int, writer: RecordWriter, sink: ProgressSink) -> None:
+        """Run ``count`` workers until the queue is done; finish and write whatever waits, cancelled too."""
+        finishing = asyncio.create_task(self.finisher())
+        flusher = asyncio.create_task(self.flush_on_time(writer))
         try:
-            workers = (worker() for _ in range(min(concurrency, max(len(todo), 1))))
-            await unless_failed(asyncio.gather(*workers), finishing)
-            await unless_failed(waiting.join(), finishing)
-            await unless_failed(recorder.drain(), finishing)
+            await unless_failed(asyncio.gather(*(self.worker() for _ in range(count))), finishing)
+            await unless_failed(self.waiting.join(), finishing)
+            await unless_failed(self.recorder.drain(), finishing)
         finally:
             failed = finishing.done() and not finishing.cancelled() and finishing.exception() is not None
             finishing.cancel()
             flusher.cancel()
-            while not failed and not waiting.empty():  # cancelled: still record what was paid for
-                recorder.finish(waiting.get_nowait())
+            while not failed and not self.waiting.empty():  # cancelled: still record what was paid for
+                self.recorder.finish(self.waiting.get_nowait())
             if not failed:
-                recorder.finish_abandoned()
+                self.recorder.finish_abandoned()
             sink.stop()
-    return recorder.recorded
+
+    async def play(self, planned: Planned) -> Played:
+        started = now_iso()
+        try:
+            return planned, started, await self.observe(self.ctx, planned)
+        except Exception as exc:  # a harness bug must not stop the run
+            return planned, started, partial(harness_error_record, self.ctx, planned, started, exc)
+
+    async def worker(self) -> None:
+        for planned in self.queue:
+            label = planned.target.label
+            await self.recorder.room_for(label)
+            lock = self.guard.lock(label)
+            if lock is None:
+                if label not in self.guard.stopped:
+                    played = await self.play(planned)
+                    try:
+                        await self.waiting.put(played)
+                    except asyncio.CancelledError:  # paid for: record it before stopping
+                        self.recorder.finish(played)
+                        raise
+                continue
+            async with lock:
+                if label not in self.guard.stopped:
+                    await self.recorder.finish_in_turn(await self.play(planned))
+
+    async def finisher(self) -> None:
+        while True:
+            self.recorder.finish_soon(await self.waiting.get())
+            self.waiting.task_done()
+            await asyncio.sleep(0)  # the workers that are ready send first
+
+    @staticmethod
+    async def flush_on_time(writer: RecordWriter) -> None:
+        while True:
+            await asyncio.sleep(writer.max_wait_s / 2)
+            writer.sync_if_due()
 
 
 async def unless_failed(work: Awaitable[object], watched: asyncio.Task[None]) -> None:
