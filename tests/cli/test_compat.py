@@ -33,7 +33,7 @@ def test_default_run_prints_both_matrices_and_keeps_raw_records(tmp_path: Path) 
     run_dir = only_run_dir(tmp_path / "runs")
     manifest = read_manifest(run_dir)
     assert manifest.modes == ["compat"] and manifest.finished_at is not None
-    assert [t["label"] for t in manifest.targets] == list(DEFAULT_TARGETS)
+    assert [t.label for t in manifest.targets] == list(DEFAULT_TARGETS)
     records = list(iter_record_dicts(run_dir / RECORDS_FILE))
     assert len(records) == manifest.planned > 0
     assert {r["mode"] for r in records} == {"compat"}
@@ -117,7 +117,7 @@ def test_html_escapes_provider_text() -> None:
         run_id="r<1>",
         run_dir="runs/r",
         repeats=1,
-        targets=[{"label": "ep:<model>", "dialect": "openai-chat"}],
+        targets=[{"label": "ep:<model>", "endpoint": "ep", "dialect": "openai-chat", "model": "<model>"}],
         keywords=[
             KeywordRow(
                 case_id="compat.x",

@@ -80,8 +80,8 @@ def test_each_scheme_sends_the_key_its_way_and_redacts_it(
     assert KEY not in written and KEY[10:] not in written
     [run_dir] = (tmp_path / "runs").iterdir()
     pinned = read_manifest(run_dir).targets[0]
-    assert pinned["auth"] == scheme
-    assert pinned.get("api_version") == extra.get("api_version")
+    assert pinned.auth == scheme
+    assert pinned.api_version == extra.get("api_version")
 
 
 def test_a_scheme_keeps_the_dialects_other_headers() -> None:

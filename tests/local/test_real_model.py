@@ -37,7 +37,8 @@ def test_five_core_cases_against_the_real_model(tmp_path: Path) -> None:
     assert sorted(r["case_id"] for r in rows) == sorted(CASES), "every planned observation, once"
     manifest = read_manifest(run_dir)
     assert manifest.finished_at is not None
-    service = manifest.targets[0]["service"]
+    service = manifest.targets[0].service
+    assert service is not None
     assert service["sha256"] == "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
     assert service["engine"].startswith("llama.cpp server (xllamacpp ")
     for row in rows:

@@ -67,11 +67,12 @@ def test_target_params_headers_and_strict_reach_only_that_targets_requests(tmp_p
         assert not any(tool["function"].get("strict") for tool in body["tools"])
         assert "x-team" not in headers
     [run_dir] = (tmp_path / "runs").iterdir()
-    pinned = {t["label"]: t for t in read_manifest(run_dir).targets}
-    assert pinned["lab:tuned-model"]["name"] == "tuned"
-    assert pinned["lab:tuned-model"]["settings"]["params"]["top_p"] == 0.5
-    assert pinned["lab:tuned-model"]["settings"]["strict"] is True
-    assert "settings" not in pinned["lab:plain-model"]
+    pinned = {t.ident: t for t in read_manifest(run_dir).targets}
+    tuned = pinned["lab:tuned-model"]
+    assert tuned.name == "tuned" and tuned.settings is not None
+    assert tuned.settings["params"]["top_p"] == 0.5
+    assert tuned.settings["strict"] is True
+    assert pinned["lab:plain-model"].settings is None
 
 
 def test_params_merge_objects_key_by_key() -> None:

@@ -44,7 +44,7 @@ from fcbench.compat.probes import STREAM_SUFFIXES, CapabilityProbe, CompatPlan, 
 from fcbench.endpoints import label_of
 from fcbench.errors import ConfigError, TargetError
 from fcbench.grading.key import turn_key
-from fcbench.store.records import RECORDS_FILE, iter_record_dicts, read_manifest
+from fcbench.store.records import RECORDS_FILE, PinnedTarget, iter_record_dicts, read_manifest
 
 REJECTION_CODES = frozenset({"schema_rejected", "bad_request"})
 """Provider error codes that mean the provider refused the request itself."""
@@ -236,7 +236,7 @@ def capability_cell(
 def classify(
     plan: CompatPlan,
     records: Iterable[Mapping[str, Any]],
-    targets: Sequence[Mapping[str, Any]],
+    targets: Sequence[PinnedTarget],
     *,
     run_id: str = "",
     run_dir: str = "",
@@ -250,8 +250,8 @@ def classify(
         target = record.get("target") or {}
         label = label_of(target)
         by_key.setdefault((label, str(record.get("case_id"))), []).append(record)
-    labels = [str(t["label"]) for t in targets]
-    dialects = {str(t["label"]): str(t.get("dialect", "")) for t in targets}
+    labels = [t.ident for t in targets]
+    dialects = {t.ident: t.dialect for t in targets}
     v = KeywordValidator()
     keyword_rows = []
     capability_rows: dict[str, CapabilityRow] = {}
@@ -293,7 +293,7 @@ def classify(
         run_id=run_id,
         run_dir=run_dir,
         repeats=repeats,
-        targets=[dict(t) for t in targets],
+        targets=list(targets),
         keywords=keyword_rows,
         capabilities=list(capability_rows.values()),
         suite=_suite_probes(plan),

@@ -6,9 +6,11 @@ prints them. They are also the JSON format of ``compat.json``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from fcbench.store.records import PinnedTarget
 
 KeywordStatus = Literal["rejected", "transformed", "untested", "accepted_violated", "accepted_enforced"]
 CapabilityStatus = Literal["honoured", "ignored", "partial", "rejected", "untested", "unsupported"]
@@ -106,8 +108,8 @@ class CompatReport(BaseModel):
     run_id: str
     run_dir: str
     repeats: int
-    targets: list[dict[str, Any]]
-    """Manifest target entries (label, endpoint, dialect, model)."""
+    targets: list[PinnedTarget]
+    """The manifest's target entries."""
     keywords: list[KeywordRow]
     capabilities: list[CapabilityRow]
     suite: SuiteProbes | None = None

@@ -71,7 +71,7 @@ SUMMARY_VERBS: dict[str, str] = {
 
 def suite_summary(report: CompatReport) -> list[str]:
     """One line per derived row: ``get_weather.city: pattern -> rejected by X; enforced by Y``."""
-    labels = [str(t["label"]) for t in report.targets]
+    labels = [t.ident for t in report.targets]
     lines = []
     for row in report.keywords:
         if not row.derived:
@@ -98,7 +98,7 @@ def _keyword_table(rows: Sequence[KeywordRow], labels: list[str], first: str) ->
 
 def render_markdown(report: CompatReport) -> str:
     """Both matrices as markdown tables, followed by rejection messages and schema changes."""
-    labels = [str(t["label"]) for t in report.targets]
+    labels = [t.ident for t in report.targets]
     head = "| {} | {} |\n|{}|\n"
     out = [
         f"# fcbench compat: {report.run_id}\n",
@@ -202,7 +202,7 @@ def _html_table(
 
 def render_html(report: CompatReport) -> str:
     """A self-contained page (inline CSS, no script) with both matrices; every text is escaped."""
-    labels = [str(t["label"]) for t in report.targets]
+    labels = [t.ident for t in report.targets]
     keyword_rows = [
         (
             _row_name(row),

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fcbench.endpoints import label_of
 from fcbench.errors import InputError
 from fcbench.files import open_user_file, write_replacing
 from fcbench.history.patterns import PATTERN_KINDS, PatternKey, describe
@@ -195,7 +194,7 @@ def _update(root: Path, found: list[FoundRun] | None, scans: dict[str, RunScan] 
             summary.unchanged += 1
             continue
         scan = (scans or {}).get(manifest.run_id) or scan_run(run.path, manifest)
-        names = {label_of(t): str(t.get("name") or label_of(t)) for t in manifest.targets}
+        names = {t.ident: t.shown_name for t in manifest.targets}
         _forget(by_id.values(), manifest.run_id)
         _fold(by_id, scan, names)
         catalogue.runs[manifest.run_id] = CatalogueRun(
@@ -203,7 +202,7 @@ def _update(root: Path, found: list[FoundRun] | None, scans: dict[str, RunScan] 
             started_at=manifest.started_at,
             path=_relative(run.path, root),
             records_bytes=size,
-            models=sorted({str(t.get("model")) for t in manifest.targets}),
+            models=sorted({t.model for t in manifest.targets}),
         )
         summary.read.append(manifest.run_id)
     _keep_human_edits(by_id, began, load_catalogue(path))

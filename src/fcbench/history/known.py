@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from fcbench.endpoints import label_of
 from fcbench.history.catalogue import catalogue_path, load_catalogue
 from fcbench.history.patterns import PATTERN_KINDS
 from fcbench.history.scan import scan_run
@@ -49,7 +48,7 @@ def known_patterns(run_dir: Path) -> KnownPatterns | None:
     manifest = read_manifest(run_dir)
     scan = scan_run(run_dir, manifest)
     by_id = {p.id: p for p in catalogue.patterns}
-    order = {label_of(t): i for i, t in enumerate(manifest.targets)}
+    order = {t.ident: i for i, t in enumerate(manifest.targets)}
     found: list[KnownPattern] = []
     unknown = 0
     for (label, key), count in scan.patterns.items():

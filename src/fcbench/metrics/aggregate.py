@@ -34,7 +34,7 @@ from fcbench.metrics.observe import VerdictFacts, anomaly_list, attempt, codes_o
 from fcbench.metrics.partial import CaseTotals, ParityPart, RunPart, merge_parts
 from fcbench.metrics.state import CaseState, GroupState, same_outcome
 from fcbench.metrics.targets import settle_cases, target_metrics
-from fcbench.store.records import Manifest
+from fcbench.store.records import Manifest, PinnedTarget
 from fcbench.store.view import EMPTY_LIST, RecordView, encode_calls
 
 MAX_EXAMPLE_CHARS = 300
@@ -283,9 +283,9 @@ def finish_parts(
     """
     merged = merge_parts(parts)
     modes = [m for m in manifest.modes if wanted is None or m in wanted]
-    targets: dict[str, dict[str, Any]] = {}
+    targets: dict[str, PinnedTarget] = {}
     for t in manifest.targets:
-        targets.setdefault(label_of(t), t)
+        targets.setdefault(t.ident, t)
     ordered = [(label, m) for label in targets for m in modes]
     found = sorted(merged.groups, key=lambda key: merged.groups[key][0].first)
     ordered += [k for k in found if k not in ordered]
@@ -294,13 +294,13 @@ def finish_parts(
     cases: list[CaseGroup] = []
     parity = needs_parity(manifest, wanted, merged.groups)
     for label, mode in ordered:
-        group, totals = merged.groups.get((label, mode)) or _unobserved(targets.get(label, {}))
+        group, totals = merged.groups.get((label, mode)) or _unobserved(targets[label])
         known = label in targets and mode in manifest.modes
         if manifest.planned_by:
             planned = max(manifest.planned_by.get(label, {}).get(mode, 0), group.observed)
         else:
             planned = max(round(per_group_planned) if known else 0, group.observed)
-        named = str(targets.get(label, {}).get("name") or label)
+        named = targets[label].shown_name if label in targets else label
         update: dict[str, Any] = {"name": named}
         if mode == PARITY_MODES[1] and parity:
             same = merged.parity.get(label) or ParityPart()
@@ -340,9 +340,9 @@ def _spend(group: GroupState, rec: RecordView, accepted: bool) -> None:
         group.cost_unknown += 1
 
 
-def _unobserved(target: dict[str, Any]) -> tuple[GroupState, CaseTotals]:
+def _unobserved(target: PinnedTarget) -> tuple[GroupState, CaseTotals]:
     """The state of a target and mode no record was met of."""
-    group = GroupState.of(target)
+    group = GroupState(endpoint=target.endpoint, dialect=target.dialect, model=target.model)
     group.count()
     return group, CaseTotals()
 

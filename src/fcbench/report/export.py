@@ -153,7 +153,7 @@ def run_suite(manifest: Manifest) -> tuple[Suite | None, str]:
 
 def target_names(manifest: Manifest) -> dict[str, str]:
     """The config's name of each target, by label."""
-    return {str(t.get("label")): str(t.get("name") or t.get("label")) for t in manifest.targets}
+    return {t.ident: t.shown_name for t in manifest.targets}
 
 
 def _raw_part(raw: Mapping[str, Any], key: str) -> Any:

@@ -31,7 +31,7 @@ from fcbench.endpoints import MANAGED_SERVICE_NAMES, RunningService
 from fcbench.errors import RunStateError
 from fcbench.files import read_run_bytes
 from fcbench.run.plan import Target
-from fcbench.store.records import Manifest
+from fcbench.store.records import Manifest, PinnedTarget
 
 CONFIG_FILE = "config.json"
 """The effective config of a run, beside its manifest (``--resume`` without ``--config`` reads its plan)."""
@@ -43,7 +43,7 @@ TARGET_PINS = ("endpoint", "dialect", "base_url", "auth", "api_version")
 """The keys of a pinned target a resume's target must agree on (where its requests go, and how)."""
 
 
-def pinned_target(t: Target, name: str, running: Mapping[str, RunningService]) -> dict[str, Any]:
+def pinned_target(t: Target, name: str, running: Mapping[str, RunningService]) -> PinnedTarget:
     """The manifest's entry for target ``t`` (``name``: the config's name for it, else its label)."""
     key = t.endpoint.service_key(t.model)
     entry: dict[str, Any] = {
@@ -63,7 +63,7 @@ def pinned_target(t: Target, name: str, running: Mapping[str, RunningService]) -
     service = running.get(key) if key is not None else None
     if service is not None and service.pins:
         entry["service"] = dict(service.pins)
-    return entry
+    return PinnedTarget(**entry)
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def _differs(
 
 
 def _check_targets(run_dir: Path, old: Manifest, targets: Sequence[Target]) -> None:
-    pinned = {str(entry.get("label")): entry for entry in old.targets}
+    pinned = {entry.ident: entry for entry in old.targets}
     for target in targets:
         entry = pinned.get(target.label)
         if entry is None:
@@ -129,10 +129,11 @@ def _check_targets(run_dir: Path, old: Manifest, targets: Sequence[Target]) -> N
             )
         ours = pinned_target(target, target.label, {})
         for key in TARGET_PINS:
-            if (key in entry or key == "api_version") and entry.get(key) != ours.get(key):
+            theirs, mine = getattr(entry, key), getattr(ours, key)
+            if (key in entry.model_fields_set or key == "api_version") and theirs != mine:
                 raise RunStateError(
                     f"{run_dir}: cannot resume target {target.label}: the run pins {key} "
-                    f"{entry.get(key)!r}, your endpoint {target.endpoint.name!r} has {ours.get(key)!r}; "
+                    f"{theirs!r}, your endpoint {target.endpoint.name!r} has {mine!r}; "
                     "a resume sends only where your own config (or the built-ins) says: pass a --config "
                     "whose endpoint matches, or start a new run"
                 )

@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from fcbench.contract import Anomaly, Continuation, ModeName, Outcome, SchemaChange, Usage
 from fcbench.endpoints import label_of, target_label
@@ -170,6 +177,49 @@ class Record(BaseModel):
         return observation_key(self.target.label, self.case_id, self.repeat, self.mode)
 
 
+class PinnedTarget(BaseModel):
+    """One target as a run's manifest pins it; it writes back exactly the keys it was given (an
+    older manifest's entry, lacking some, is written as it was read)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    name: str | None = None
+    """The config's name for the target, else its label (absent in older manifests)."""
+    label: str | None = None
+    """``endpoint:model`` as written (absent in some older manifests: :attr:`ident` is always known)."""
+    endpoint: str
+    """Endpoint name."""
+    dialect: str
+    """Wire dialect the endpoint speaks."""
+    model: str
+    """Model id exactly as sent to the provider."""
+    base_url: str | list[str] | None = None
+    """Where requests went: the endpoint's URLs, or the managed service's name."""
+    auth: str | None = None
+    """How the key was sent (:data:`fcbench.endpoints.AuthScheme`)."""
+    api_version: str | None = None
+    """The endpoint's API version, written only when it has one."""
+    settings: dict[str, Any] | None = None
+    """The target's own request settings (those not at their defaults), written only when any."""
+    service: dict[str, Any] | None = None
+    """What a managed service pins about itself (engine, model checksum, settings), when one served."""
+
+    @model_serializer(mode="wrap")
+    def _given_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        given = self.model_fields_set
+        return {key: value for key, value in handler(self).items() if key in given}
+
+    @property
+    def ident(self) -> str:
+        """``endpoint:model`` (:func:`fcbench.endpoints.target_label`), how records name the target."""
+        return target_label(self.endpoint, self.model)
+
+    @property
+    def shown_name(self) -> str:
+        """The config's name for the target, else :attr:`ident`."""
+        return self.name or self.ident
+
+
 class Manifest(BaseModel):
     """Everything pinned for a run so two runs can be compared honestly."""
 
@@ -191,9 +241,8 @@ class Manifest(BaseModel):
     """Hash of the suite's tools, system prompt and cases."""
     config_hash: str
     """Hash of the measured part of the config (not concurrency, timeouts or retries)."""
-    targets: list[dict[str, Any]]
-    """One entry per target: ``name`` (the config's name for it, else its label), ``label``,
-    ``endpoint``, ``dialect``, ``model``, ``base_url``."""
+    targets: list[PinnedTarget]
+    """One entry per target, in the config's order."""
     modes: list[str]
     """Modes of the run, in plan order."""
     repeats: int

@@ -209,9 +209,7 @@ def run_row(e: RunEntry, summary: RunSummary | UnreadableRun) -> dict[str, Any]:
         "key": e.key,
         "run_id": m.run_id,
         "suite": m.suite,
-        "targets": [
-            str(t.get("label") or t.get("name") or f"{t.get('endpoint')}:{t.get('model')}") for t in m.targets
-        ],
+        "targets": [t.label or t.name or t.ident for t in m.targets],
         "modes": m.modes,
         "started_at": m.started_at,
         "finished_at": m.finished_at,
