@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import fcbench
 from fcbench.errors import CaseError
 from fcbench.suite.loader import BUILTIN_DIR, builtin_suites, load_suite, resolve_suite
 from fcbench.suite.models import Case, ExpectClarification, ExpectTool, ExpectTools, is_assertion
@@ -67,7 +68,7 @@ def test_builtin_suites_are_listed() -> None:
     assert names == sorted(names)
 
 
-RELEASED_VERSIONS = {"core": "2.0.0", "refunds": "2.0.0"}
+RELEASED_VERSIONS = {"core": "2.1.0", "refunds": "2.1.0"}
 """Dataset version of each built-in suite whose cases grew after the first release."""
 
 
@@ -267,3 +268,80 @@ def test_names_and_paths_resolve(core_copy: Any, tmp_path: Path, monkeypatch: py
         resolve_suite(str(tmp_path / "missing" / "suite"))
     with pytest.raises(CaseError, match="no suite given"):
         resolve_suite("  ")
+
+
+# case id -> (a question asking for the missing value, one asking again for a given value, one
+# asking for the wrong thing), in the case's language
+WRONG_QUESTION_CASES: dict[str, tuple[str, str, str]] = {
+    "clarify-ask-en-01": ("What is the postal code?", "Which country is it going to?", "What is your email?"),
+    "clarify-ask-zh-01": ("请提供收件地址的邮编。", "请问寄到哪个国家？", "请提供您的邮箱。"),
+    "clarify-ask-ja-01": (
+        "郵便番号を教えてください。",
+        "どの国に送りますか？",
+        "メールアドレスを教えてください。",
+    ),
+    "clarify-ask-es-01": (
+        "¿Cuál es el código postal?",
+        "¿A qué país va?",
+        "Indíqueme su correo electrónico.",
+    ),
+    "clarify-ask-de-01": (
+        "Bitte nennen Sie die Postleitzahl.",
+        "In welches Land?",
+        "Wie lautet Ihre E-Mail-Adresse?",
+    ),
+    "clarify-ask-fr-01": (
+        "Quel est le poids du colis ?",
+        "Quel est le code postal ?",
+        "Quelle est votre adresse e-mail ?",
+    ),
+    "clarify-ask-pt-01": ("Qual é o seu e-mail?", "", "Qual é o CEP?"),
+    "clarify-ask-ko-01": ("주문 번호를 알려 주세요.", "", "우편번호를 알려 주세요."),
+    "R-ask-en-01": (
+        "Which order should I cancel? Please give me the order ID.",
+        "Why do you want to cancel?",
+        "What is your email?",
+    ),
+    "R-ask-zh-01": ("请提供您要取消的订单号。", "请问取消的原因是什么？", "请提供您的邮箱。"),
+    "R-ask-ja-01": (
+        "注文番号を教えてください。",
+        "キャンセルの理由を教えてください。",
+        "メールアドレスを教えてください。",
+    ),
+    "R-ask-es-01": (
+        "¿Cuál es el número de pedido?",
+        "¿Cuál es el motivo de la cancelación?",
+        "Indíqueme su correo electrónico.",
+    ),
+    "R-ask-de-01": (
+        "Bitte nennen Sie die Bestellnummer.",
+        "Was ist der Grund?",
+        "Bitte geben Sie Ihre E-Mail-Adresse an.",
+    ),
+}
+
+
+def test_wrong_question_cases_are_released_in_enough_languages() -> None:
+    for name in ("core", "refunds"):
+        cases = [c for c in load_suite(name).cases if "wrong-question" in c.tags]
+        assert {c.id for c in cases} <= set(WRONG_QUESTION_CASES)
+        languages = {
+            tag for c in cases for tag in c.tags if tag in {"zh", "ja", "es", "de", "fr", "pt", "ko"}
+        }
+        assert any("non-english" not in c.tags for c in cases) and "zh" in languages and len(languages) >= 4
+        assert all(isinstance(c.expected, ExpectClarification) for c in cases)
+
+
+@pytest.mark.parametrize("case_id", sorted(WRONG_QUESTION_CASES))
+def test_wrong_question_cases_tell_the_right_question_from_the_wrong_ones(case_id: str) -> None:
+    suite = next(
+        s for s in (load_suite("core"), load_suite("refunds")) if any(c.id == case_id for c in s.cases)
+    )
+    case = next(c for c in suite.cases if c.id == case_id)
+    right, given, wrong = WRONG_QUESTION_CASES[case_id]
+    expected = {right: "correct_clarification", wrong: "wrong_clarification"}
+    if given:
+        expected[given] = "unnecessary_clarification"
+    for text, decision in expected.items():
+        verdict = fcbench.grade(case, {"kind": "text", "text": text}, suite.tools_for(case))
+        assert verdict.decision == decision, (text, verdict.reasons)
