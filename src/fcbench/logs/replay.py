@@ -1,6 +1,6 @@
 """Shadow replay: send logged requests to a new target and compare its choices with the logged ones.
 
-Each logged request is read into canonical form (:mod:`fcbench.logs.requests`), built for the
+Each logged request is read into canonical form (:func:`fcbench.adapters.read_request`), built for the
 target's dialect by the target's adapter and sent through the run's one kernel
 (:func:`fcbench.run.observe.send_turn`: adapter, transport, retries, redaction), one turn per
 request with the logged history as it is. No tool is executed.
