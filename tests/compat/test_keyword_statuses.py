@@ -12,6 +12,7 @@ from pathlib import Path
 from compat_helpers import FAULT_HEADER, calls, text
 
 from fcbench.compat import CompatReport, KeywordCell
+from fcbench.compat.render import keyword_label
 from fcbench.store.blobs import expand_blobs, load_blobs
 from fcbench.store.records import RECORDS_FILE, iter_record_dicts
 
@@ -59,12 +60,22 @@ def test_only_the_probed_keyword_counts(run_compat) -> None:
     assert record["verdict"]["schema_valid"] is False
 
 
-def test_a_call_leaving_the_value_out_honours_only_vacuously(run_compat) -> None:
+def test_a_call_leaving_the_value_out_tests_nothing(run_compat) -> None:
     empty = calls(("probe_pattern", {}))
     report, _ = run_compat([SCRIPTED_CHAT], ["pattern"], headers=lambda req, t: empty)
     cell = kcell(report, "compat.pattern", SCRIPTED_CHAT)
-    assert cell.status == "accepted_enforced"
-    assert cell.omitted == 1
+    assert cell.status == "untested"
+    assert (cell.calls, cell.omitted) == (1, 1)
+    assert keyword_label(cell) == "untested (no call carried the value)"
+
+
+def test_one_call_carrying_the_value_decides_beside_calls_leaving_it_out(run_compat) -> None:
+    good = calls(("probe_pattern", {}), ("probe_pattern", {"sku": "AB-1234"}))
+    report, _ = run_compat([SCRIPTED_CHAT], ["pattern"], headers=lambda req, t: good)
+    assert kcell(report, "compat.pattern", SCRIPTED_CHAT).status == "accepted_enforced"
+    bad = calls(("probe_pattern", {}), ("probe_pattern", {"sku": "ab-12"}))
+    report, _ = run_compat([SCRIPTED_CHAT], ["pattern"], headers=lambda req, t: bad)
+    assert kcell(report, "compat.pattern", SCRIPTED_CHAT).status == "accepted_violated"
 
 
 def test_rejection_keeps_the_providers_message(run_compat) -> None:

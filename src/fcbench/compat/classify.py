@@ -10,9 +10,10 @@ Keyword statuses, decided in this order:
                        adapter's account of how the schema on the wire differs from the tool
                        as given; a derived probe counts only changes of its keyword at its
                        pointer, or at and beneath it for nested uses)
-``untested``           no call was produced (text answers, provider failures such as rate limits)
-``accepted_violated``  accepted, and at least one call broke the constraint
-``accepted_enforced``  accepted, and every call honoured it
+``untested``           no call was produced (text answers, provider failures such as rate limits),
+                       or no call carried the probed value (a call that left it out tests nothing)
+``accepted_violated``  accepted, and at least one call that carried the value broke the constraint
+``accepted_enforced``  accepted, some call carried the value, and every such call honoured it
 =====================  ==========================================================================
 
 Capability statuses: ``honoured`` (every judged turn did what was asked), ``ignored`` (none did),
@@ -41,10 +42,10 @@ from fcbench.compat.matrix import (
     SuiteProbes,
 )
 from fcbench.compat.probes import STREAM_SUFFIXES, CapabilityProbe, CompatPlan, KeywordProbe, build_plan
-from fcbench.endpoints import label_of
 from fcbench.errors import ConfigError, TargetError
 from fcbench.grading.key import turn_key
-from fcbench.store.records import RECORDS_FILE, PinnedTarget, iter_record_dicts, read_manifest
+from fcbench.store.records import RECORDS_FILE, PinnedTarget, read_manifest
+from fcbench.store.view import RecordView, iter_views
 
 REJECTION_CODES = frozenset({"schema_rejected", "bad_request"})
 """Provider error codes that mean the provider refused the request itself."""
@@ -101,21 +102,22 @@ def _relevant_changes(probe: KeywordProbe, changes: Iterable[Mapping[str, Any]])
     return found
 
 
-def _provider_error(record: Mapping[str, Any]) -> tuple[str, str] | None:
-    outcome = record.get("outcome") or {}
+def _provider_error(record: RecordView) -> tuple[str, str] | None:
+    outcome = record.outcome.data()
     if outcome.get("kind") != "provider_error":
         return None
     return str(outcome.get("code")), str(outcome.get("message", ""))
 
 
 def keyword_cell(
-    probe: KeywordProbe, records: Sequence[Mapping[str, Any]], tools: Mapping[str, Any], v: KeywordValidator
+    probe: KeywordProbe, records: Sequence[RecordView], tools: Mapping[str, Any], v: KeywordValidator
 ) -> KeywordCell:
     """Classify one target's records of one keyword probe variant."""
     cell = KeywordCell(status="untested", observations=len(records))
     tool = tools[probe.tool]
+    violating_carried = 0
     for record in records:
-        for text in _relevant_changes(probe, record.get("schema_changes") or []):
+        for text in _relevant_changes(probe, record.schema_change_data()):
             _keep(cell.transforms, text)
         error = _provider_error(record)
         if error is not None:
@@ -126,7 +128,7 @@ def keyword_cell(
             else:
                 cell.errors[code] = cell.errors.get(code, 0) + 1
             continue
-        calls = [c for c in calls_of(record.get("outcome") or {}) if c.get("name") == probe.tool]
+        calls = [c for c in calls_of(record.outcome.data()) if c.get("name") == probe.tool]
         if not calls:
             cell.no_call += 1
         for call in calls:
@@ -135,6 +137,7 @@ def keyword_cell(
             cell.omitted += check.omitted
             if not check.honoured:
                 cell.violating_calls += 1
+                violating_carried += not check.omitted
                 for problem in check.violations:
                     _keep(cell.violations, problem)
     accepted = cell.observations - cell.rejected - sum(cell.errors.values())
@@ -142,9 +145,9 @@ def keyword_cell(
         cell.status = "rejected"
     elif cell.transforms:
         cell.status = "transformed"
-    elif cell.calls == 0:
-        cell.status = "untested"
-    elif cell.violating_calls:
+    elif cell.calls - cell.omitted == 0:
+        cell.status = "untested"  # no call, or no call carried the value: nothing was tested
+    elif violating_carried:
         cell.status = "accepted_violated"
     else:
         cell.status = "accepted_enforced"
@@ -168,16 +171,16 @@ def expressible(capabilities: Capabilities, requires: str | None) -> bool:
 
 def _judgements(
     probe: CapabilityProbe,
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[RecordView],
     tools: Sequence[Any],
     cell: CapabilityCell,
     v: KeywordValidator,
 ) -> list[bool | None]:
     """One judgement per accepted turn, or per repeat for a stream-agreement pair."""
-    accepted: list[Mapping[str, Any]] = []
+    accepted: list[RecordView] = []
     topic = probe.topic()
     for record in records:
-        for note in record.get("notes") or []:
+        for note in record.note_data():
             if topic is not None and topic in note.lower():
                 _keep(cell.notes, note)
         error = _provider_error(record)
@@ -189,11 +192,11 @@ def _judgements(
         else:
             cell.errors[error[0]] = cell.errors.get(error[0], 0) + 1
     if probe.expect != "stream_agrees":
-        return [judge_turn(probe, r.get("outcome") or {}, tools, v) for r in accepted]
+        return [judge_turn(probe, r.outcome.data(), tools, v) for r in accepted]
     halves: dict[int, dict[str, str]] = {}
     for record in accepted:
-        suffix = next(s for s in STREAM_SUFFIXES if str(record.get("case_id", "")).endswith(s))
-        halves.setdefault(int(record.get("repeat", 0)), {})[suffix] = turn_key(record["outcome"])
+        suffix = next(s for s in STREAM_SUFFIXES if record.case_id.endswith(s))
+        halves.setdefault(record.repeat, {})[suffix] = turn_key(record.outcome.data())
     return [
         (pair[STREAM_SUFFIXES[0]] == pair[STREAM_SUFFIXES[1]]) if len(pair) == 2 else None
         for _, pair in sorted(halves.items())
@@ -202,7 +205,7 @@ def _judgements(
 
 def capability_cell(
     probe: CapabilityProbe,
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[RecordView],
     dialect: str,
     tools: Sequence[Any],
     v: KeywordValidator,
@@ -235,7 +238,7 @@ def capability_cell(
 
 def classify(
     plan: CompatPlan,
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[RecordView],
     targets: Sequence[PinnedTarget],
     *,
     run_id: str = "",
@@ -243,13 +246,10 @@ def classify(
     repeats: int = 1,
 ) -> CompatReport:
     """Build both matrices from the records of a compat run."""
-    by_key: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    by_key: dict[tuple[str, str], list[RecordView]] = {}
     for record in records:
-        if record.get("mode") != "compat":
-            continue
-        target = record.get("target") or {}
-        label = label_of(target)
-        by_key.setdefault((label, str(record.get("case_id"))), []).append(record)
+        if record.mode == "compat":
+            by_key.setdefault((record.label, record.case_id), []).append(record)
     labels = [t.ident for t in targets]
     dialects = {t.ident: t.dialect for t in targets}
     v = KeywordValidator()
@@ -338,7 +338,7 @@ def report_from_run(run_dir: Path) -> CompatReport:
         )
     return classify(
         plan,
-        iter_record_dicts(run_dir / RECORDS_FILE),
+        iter_views(run_dir / RECORDS_FILE),
         manifest.targets,
         run_id=manifest.run_id,
         run_dir=str(run_dir),

@@ -35,7 +35,8 @@ def keyword_label(cell: KeywordCell) -> str:
             return f"violated: {calls}{omitted}"
         case "accepted_enforced":
             return f"enforced: {calls}{omitted}"
-    reason = errors or ("no call" if cell.no_call else "no observation")
+    carried_none = "no call carried the value" if cell.calls else ""
+    reason = errors or carried_none or ("no call" if cell.no_call else "no observation")
     return f"untested ({reason})"
 
 
