@@ -78,6 +78,14 @@ def create_app(root: Path, hosts: Iterable[str], read_timeout_s: float = READ_TI
     app = FastAPI(title="fcbench view", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(AddressGuard, hosts=hosts)
     app.state.catalog = catalog
+    _add_error_handlers(app)
+    _add_run_routes(app, catalog, root)
+    _add_history_routes(app, catalog, root)
+    return app
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """A run that cannot be read answers 503 (a page, or JSON under ``/api``); bad input 422."""
 
     @app.exception_handler(UnreadableRun)
     def unreadable(request: Request, exc: UnreadableRun) -> Response:
@@ -89,11 +97,20 @@ def create_app(root: Path, hosts: Iterable[str], read_timeout_s: float = READ_TI
     def fcbench_error(request: Request, exc: FcbenchError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=422)
 
+
+def _entry(catalog: RunCatalog, key: str) -> RunEntry:
+    """The run ``key`` names, or 404."""
+    try:
+        return catalog.entry(key)
+    except FcbenchError as exc:
+        raise HTTPException(status_code=404, detail=str(exc)) from None
+
+
+def _add_run_routes(app: FastAPI, catalog: RunCatalog, root: Path) -> None:
+    """The run list, each run's page and its JSON endpoints (report, observations, raw bodies)."""
+
     def entry(key: str) -> RunEntry:
-        try:
-            return catalog.entry(key)
-        except FcbenchError as exc:
-            raise HTTPException(status_code=404, detail=str(exc)) from None
+        return _entry(catalog, key)
 
     @app.get("/", response_model=None)
     def index() -> Response:
@@ -159,6 +176,18 @@ def create_app(root: Path, hosts: Iterable[str], read_timeout_s: float = READ_TI
         page = catalog.read(e, query.query, e.path, f, offset, limit, s.several_modes)
         return {"total": page.total, "offset": page.offset, "rows": page.rows}
 
+    @app.get("/compare")
+    def compare(base: str, new: str, only: str = "") -> HTMLResponse:
+        """Two runs' matrices side by side, the cases that flipped between them highlighted
+        (``only=flips``: only the flipped cases)."""
+        b, n = entry(base), entry(new)
+        html = render_compare(b, catalog.summary(b), n, catalog.summary(n), only_flips=only == "flips")
+        return HTMLResponse(html, headers=NO_STORE)
+
+
+def _add_history_routes(app: FastAPI, catalog: RunCatalog, root: Path) -> None:
+    """The history page of every run and its JSON."""
+
     def history(target: str | None) -> HistoryPage:
         keys = {str(e.path): e.key for e in catalog.runs()}
         return catalog.read_all(lambda: history_page(root, keys, target or None))
@@ -172,16 +201,6 @@ def create_app(root: Path, hosts: Iterable[str], read_timeout_s: float = READ_TI
     def api_history(target: str = "") -> JSONResponse:
         """The history as JSON (the format of ``fcbench history RUNS --format json``)."""
         return JSONResponse(history(target).history.model_dump(mode="json"), headers=NO_STORE)
-
-    @app.get("/compare")
-    def compare(base: str, new: str, only: str = "") -> HTMLResponse:
-        """Two runs' matrices side by side, the cases that flipped between them highlighted
-        (``only=flips``: only the flipped cases)."""
-        b, n = entry(base), entry(new)
-        html = render_compare(b, catalog.summary(b), n, catalog.summary(n), only_flips=only == "flips")
-        return HTMLResponse(html, headers=NO_STORE)
-
-    return app
 
 
 def error_page(message: str) -> str:
