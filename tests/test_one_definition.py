@@ -35,6 +35,7 @@ from fcbench.grading.writes import write_tools
 from fcbench.metrics.state import outcome_calls
 from fcbench.report.render import FORMATS
 from fcbench.schema.validate import ValidatorCache
+from fcbench.store.view import view_of
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "fcbench"
 
@@ -208,8 +209,8 @@ def compat_stream_agrees(first: dict[str, Any], second: dict[str, Any]) -> bool 
     """What compat's stream probe concludes from one streamed and one non-streamed turn."""
     probe = next(p for p in load_probes().capability_probes if p.expect == "stream_agrees")
     records = [
-        {"case_id": f"{probe.id}{suffix}", "repeat": 0, "outcome": outcome}
-        for suffix, outcome in zip(STREAM_SUFFIXES, (first, second), strict=True)
+        view_of({"case_id": probe.id + suffix, "repeat": 0, "outcome": o, "mode": "compat", "target": {}})
+        for suffix, o in zip(STREAM_SUFFIXES, (first, second), strict=True)
     ]
     cell = capability_cell(probe, records, adapters.dialects()[0], [], KeywordValidator())
     return True if cell.honoured else False if cell.ignored else None

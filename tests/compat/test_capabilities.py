@@ -15,6 +15,7 @@ from fcbench.compat.checks import KeywordValidator
 from fcbench.compat.classify import capability_cell
 from fcbench.compat.probes import load_probes
 from fcbench.run.plan import Target
+from fcbench.store.view import RecordView, view_of
 
 ORDER = ("lookup_order", {"order_id": "ORD-104821"})
 OTHER_ORDER = ("lookup_order", {"order_id": "ORD-104822"})
@@ -100,8 +101,9 @@ def test_the_careful_simulated_model_honours_tool_choice(run_compat) -> None:
     }
 
 
-def _record(case_id: str, outcome: dict[str, Any], repeat: int = 0) -> dict[str, Any]:
-    return {"case_id": case_id, "repeat": repeat, "outcome": outcome, "notes": [], "mode": "compat"}
+def _record(case_id: str, outcome: dict[str, Any], repeat: int = 0) -> RecordView:
+    record = {"case_id": case_id, "repeat": repeat, "outcome": outcome, "notes": [], "mode": "compat"}
+    return view_of({**record, "target": {"endpoint": "mock", "model": "m"}})
 
 
 def _calls(n: int) -> dict[str, Any]:

@@ -29,7 +29,16 @@ from fcbench.store.records import MANIFEST_FILE, RECORDS_FILE, iter_record_dicts
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("export-recovery") / "runs"
     cmd = [sys.executable, "-m", "fcbench", "run", "--no-progress", "--repeats", "2", "--out", str(out)]
-    args = ["--suite", "refunds", "--mode", "recovery", "--case", "rec-cancel-paid-01"]
+    args = [
+        "--suite",
+        "refunds",
+        "--mode",
+        "recovery",
+        "--case",
+        "rec-cancel-paid-01",
+        "--max-unsafe-writes",
+        "99",
+    ]
     proc = subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (found,) = list(out.iterdir())
@@ -120,3 +129,35 @@ def test_a_run_whose_suite_is_gone_still_exports(run_dir: Path, tmp_path: Path) 
 def test_an_unknown_format_is_a_config_error(run_dir: Path) -> None:
     with pytest.raises(ConfigError, match="unknown export format 'xlsx' \\(known: parquet, csv, jsonl\\)"):
         export.export_run(run_dir, "xlsx", io.BytesIO())
+
+
+def test_rows_read_the_records_fields_whichever_way_a_line_is_decoded(run_dir: Path, tmp_path: Path) -> None:
+    records = list(iter_record_dicts(run_dir / RECORDS_FILE))
+    rows = rows_of(run_dir)
+    for row, record in zip(rows, records, strict=True):
+        target, case, usage = record["target"], record["case"], record["usage"]
+        assert (row["endpoint"], row["dialect"], row["model"]) == (
+            target["endpoint"],
+            target["dialect"],
+            target["model"],
+        )
+        assert row["target"] == f"{target['endpoint']}:{target['model']}" == row["target_name"]
+        assert (row["category"], row["tags"]) == (case["category"], case["tags"])
+        assert row["decision"] == record["verdict"]["decision"]
+        first = (record["outcome"].get("calls") or [None])[0]
+        assert row["tool_called"] == (first["name"] if first else None)
+        assert (row["input_tokens"], row["output_tokens"]) == (usage["input_tokens"], usage["output_tokens"])
+        assert (row["attempts"], row["latency_ms"], row["error"]) == (
+            record["attempts"],
+            record["latency_ms"],
+            record["error"],
+        )
+        assert json.loads(row["anomalies"]) == record["anomalies"]
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    odd = {**records[0], "latency_ms": float("nan")}  # a literal the fast decoder refuses
+    lines = [json.dumps(odd), "{}", "not json", *(json.dumps(r) for r in records[1:])]
+    (copy / RECORDS_FILE).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    again = rows_of(copy)
+    assert math.isnan(again[0].pop("latency_ms"))
+    assert again == [{k: v for k, v in rows[0].items() if k != "latency_ms"}, *rows[1:]]

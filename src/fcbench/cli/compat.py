@@ -82,7 +82,8 @@ def compat_command(
     from fcbench.compat.render import FORMATS, render, render_json
     from fcbench.config import load_config
     from fcbench.run import execute
-    from fcbench.store.records import RECORDS_FILE, iter_record_dicts
+    from fcbench.store.records import RECORDS_FILE
+    from fcbench.store.view import iter_views
 
     if fmt not in FORMATS:
         raise ConfigError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}", key="--format")
@@ -103,7 +104,7 @@ def compat_command(
         run = asyncio.run(execute(spec, services=services, progress=sink))
     report = classify(
         plan,
-        iter_record_dicts(run.run_dir / RECORDS_FILE),
+        iter_views(run.run_dir / RECORDS_FILE),
         run.manifest.targets,
         run_id=run.manifest.run_id,
         run_dir=str(run.run_dir),

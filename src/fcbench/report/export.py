@@ -26,11 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from fcbench.endpoints import label_of
+import msgspec
+
 from fcbench.errors import ConfigError, FcbenchError
 from fcbench.report.csvfmt import FORMULA_STARTS
 from fcbench.store.blobs import BLOBS_FILE, blob_refs, expand_blobs, iter_blobs
-from fcbench.store.records import Manifest, is_record, read_manifest, run_record_dicts
+from fcbench.store.records import Manifest, read_manifest
+from fcbench.store.view import UNCOUNTED, RecordView, UsageView, run_views
 from fcbench.suite.loader import Suite, load_suite
 
 ColumnKind = Literal["str", "int", "float", "bool", "list", "json"]
@@ -167,48 +169,57 @@ def _json_or_none(value: Any) -> str | None:
     return None if value is None else _dumps(value)
 
 
+def _given(value: Any) -> Any:
+    """A view's field, None when the record did not hold it."""
+    return None if value is msgspec.UNSET else value
+
+
+def _count(value: Any) -> int | None:
+    """A recorded token count, None when it is not one."""
+    return None if value == UNCOUNTED else value
+
+
 def record_row(
-    record: Mapping[str, Any], raw: Mapping[str, Any], names: Mapping[str, str], expected: Mapping[str, str]
+    view: RecordView, raw: Mapping[str, Any], names: Mapping[str, str], expected: Mapping[str, str]
 ) -> Row:
-    """One export row of a record dict, with ``raw`` its expanded raw exchange."""
-    target = record.get("target") or {}
-    case = record.get("case") or {}
-    verdict = record.get("verdict") or {}
-    outcome = record.get("outcome") or {}
-    usage = record.get("usage") or {}
-    calls = outcome.get("calls") or []
-    first = calls[0] if calls and isinstance(calls[0], Mapping) else {}
-    label = label_of(target)
+    """One export row of a record, with ``raw`` its expanded raw exchange."""
+    case = view.case_data()
+    verdict = view.verdict_data() or {}
+    outcome = view.outcome
+    calls = outcome.calls if isinstance(outcome.calls, list) else []
+    first = calls[0].data() if calls else None
+    usage = view.usage or UsageView()
+    label = view.label
     return {
-        "run_id": record.get("run_id"),
-        "seq": record.get("seq"),
-        "case_id": record.get("case_id"),
-        "endpoint": target.get("endpoint"),
-        "dialect": target.get("dialect"),
-        "model": target.get("model"),
+        "run_id": view.run_id,
+        "seq": view.seq,
+        "case_id": view.case_id,
+        "endpoint": _given(view.target.endpoint),
+        "dialect": _given(view.target.dialect),
+        "model": _given(view.target.model),
         "target": label,
         "target_name": names.get(label, label),
-        "mode": record.get("mode"),
-        "repeat": record.get("repeat"),
+        "mode": view.mode,
+        "repeat": view.repeat,
         "category": case.get("category"),
         "tags": [str(t) for t in case.get("tags") or []],
         "passed": verdict.get("passed"),
         "decision": verdict.get("decision"),
         "schema_valid": verdict.get("schema_valid"),
         "semantic_exact": verdict.get("semantic_exact"),
-        "tool_called": first.get("name"),
-        "arguments": _json_or_none(first.get("arguments")) if first else None,
-        "expected": expected.get(str(record.get("case_id"))),
-        "provider_error": outcome.get("code") if outcome.get("kind") == "provider_error" else None,
-        "anomalies": _dumps(record.get("anomalies") or []),
-        "latency_ms": record.get("latency_ms"),
-        "input_tokens": usage.get("input_tokens"),
-        "output_tokens": usage.get("output_tokens"),
-        "cost_usd": record.get("cost_usd"),
-        "attempts": record.get("attempts"),
+        "tool_called": first["name"] if first else None,
+        "arguments": _json_or_none(first["arguments"]) if first else None,
+        "expected": expected.get(view.case_id),
+        "provider_error": _given(outcome.code) if outcome.kind == "provider_error" else None,
+        "anomalies": _dumps(view.anomaly_data()),
+        "latency_ms": view.latency_ms,
+        "input_tokens": _count(usage.input_tokens),
+        "output_tokens": _count(usage.output_tokens),
+        "cost_usd": view.cost_usd,
+        "attempts": view.attempts,
         "raw_request": _json_or_none(_raw_part(raw, "request")),
         "raw_response": _json_or_none(_raw_part(raw, "response")),
-        "error": record.get("error"),
+        "error": view.error,
     }
 
 
@@ -218,11 +229,10 @@ def iter_rows(run_dir: Path, blobs: BlobIndex) -> Iterator[Row]:
     suite, _ = run_suite(manifest)
     expected = {c.id: _dumps(c.expected.model_dump(mode="json")) for c in suite.cases} if suite else {}
     names = target_names(manifest)
-    for record in run_record_dicts(run_dir):
-        if is_record(record):
-            raw = record.get("raw")
-            expanded = blobs.expand(raw) if isinstance(raw, dict) else {}
-            yield record_row(record, expanded, names, expected)
+    for view in run_views(run_dir):
+        raw = view.raw_data()
+        expanded = blobs.expand(raw) if isinstance(raw, dict) else {}
+        yield record_row(view, expanded, names, expected)
 
 
 _LINE_BREAKS = re.compile(r"[\r\n\x0b\x0c\x85\u2028\u2029]+")
