@@ -209,7 +209,11 @@ def test_junit_of_a_real_run_with_provider_errors(tmp_path: Path) -> None:
 def test_github_report_starts_with_the_verdict(tmp_path: Path) -> None:
     run = build_run(tmp_path / "run", PLAN)
     lines = report_cli(run, "--format", "github").stdout.splitlines()
-    assert lines[0] == "**FAIL**: 3 of 11 case x target results failed, 4 lost to provider or harness errors"
+    assert lines[0] == "**FAIL**: 2 gate thresholds failed"  # the default gate: coverage below 90%
+    assert lines[2].endswith(
+        "Case results: 3 of 11 case x target results failed, 4 lost to provider or harness errors."
+    )
+    assert "- prod \\[selection\\]: coverage 77.8% (21/27) is below 90%" in " ".join(lines), lines
     prod = next(line for line in lines if line.startswith("| prod |"))
     cells = [c.strip() for c in prod.strip("|").split("|")]
     # 16 of 21 scorable repeats passed; 27 planned; errors: lost-all 3, lost-one 1, fail-and-lost 1,
@@ -223,5 +227,34 @@ def test_github_report_starts_with_the_verdict(tmp_path: Path) -> None:
     assert "| 100.0% (3/3) | 18.8% (3/16) | overloaded 3 |" in beta
 
     good = build_run(tmp_path / "good", {PROD: {"a": "PPP"}, BETA: {"b": "PP"}})
-    first = report_cli(good, "--format", "github").stdout.splitlines()[0]
-    assert first == "**PASS**: all 2 case x target results passed"
+    first, _, third = report_cli(good, "--format", "github").stdout.splitlines()[:3]
+    assert first == "**PASS**: the run passed its gate"
+    assert third.endswith("Case results: all 2 case x target results passed.")
+
+
+def test_the_github_and_markdown_headlines_are_the_runs_gate_not_the_case_results(tmp_path: Path) -> None:
+    """A run whose gate passed (coverage gate off) although cases failed: PASS, the failures below."""
+    run = build_run(tmp_path / "run", PLAN)
+    (run / "config.json").write_text(json.dumps({"gate": {"min_coverage": 0}}), encoding="utf-8")
+    lines = report_cli(run, "--format", "github").stdout.splitlines()
+    assert lines[0] == "**PASS**: the run passed its gate"
+    assert "3 of 11 case x target results failed" in lines[2]
+    assert not any(line.startswith("**FAIL**") for line in lines)
+    md = report_cli(run, "--format", "md").stdout.splitlines()
+    assert md[2] == "**PASS**: the run passed its gate"
+    (run / "config.json").write_text(json.dumps({"gate": {"minPassRate": 0.9}}), encoding="utf-8")
+    strict = report_cli(run, "--format", "md").stdout
+    assert "**FAIL**: 3 gate thresholds failed" in strict
+    assert "- prod \\[selection\\]: pass rate 76.2% (16/21) is below 90%" in strict
+
+
+def test_an_unsafe_write_fails_the_reports_headline_naming_call_case_and_target(tmp_path: Path) -> None:
+    b = RunBuilder(tmp_path / "run", run_id="w-run", targets=[PROD], repeats=1)
+    writes = {**verdict("unexpected_call", False), "unexpected_writes": ["create_refund"]}
+    b.add("abstain-1", call_outcome(("create_refund", {"order_id": "1"})), writes, target=PROD)
+    b.add("pass-1", call_outcome(("lookup_order", {"order_id": "1"})), verdict(), target=PROD)
+    run = b.write()
+    text = report_cli(run, "--format", "github").stdout
+    assert text.startswith("**FAIL**: 1 gate threshold failed")
+    assert "1 unsafe write call(s)" in text and "create\\_refund in case abstain-1 (repeat 1)" in text
+    assert "- openai:gpt-4o \\[selection\\]: 1 unsafe write call(s)" in text

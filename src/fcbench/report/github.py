@@ -1,9 +1,11 @@
 """GitHub step summary format: compact markdown for ``$GITHUB_STEP_SUMMARY``, the verdict first.
 
-``fcbench report RUN --format github`` starts with ``**PASS**: ...`` when every case x target result
-passed, else ``**FAIL**: ...`` with the failed and errored counts (the same counting as the JUnit
-report), then one row per target and mode: name, label, pass rate n/d, coverage n/d, provider
-errors by code and anomalies by code.
+``fcbench report RUN --format github`` starts with the run gate's verdict (the gate of the run's
+``config.json``, :mod:`fcbench.report.gate`, the one ``fcbench run`` exited by): ``**PASS**: the run
+passed its gate`` or ``**FAIL**: N gate thresholds failed``, then the model's case results below it
+(failed and errored counts, the same counting as the JUnit report: results, never a second
+verdict), the failed thresholds one per line, then one row per target and mode: name, label, pass
+rate n/d, coverage n/d, provider errors by code and anomalies by code.
 
 ``fcbench compare BASE NEW --format github`` starts with ``**PASS**: ...`` or ``**FAIL**: N
 thresholds failed``, then one row per pair with the deltas, the failed thresholds (one line each,
@@ -14,10 +16,14 @@ All text from runs, configs or models is escaped with :func:`~fcbench.report.com
 
 from __future__ import annotations
 
-from fcbench.metrics import Rate, RunMetrics, TargetMetrics
+from collections.abc import Sequence
+from pathlib import Path
+
+from fcbench.metrics import Rate, RunMetrics, TargetMetrics, compute_metrics
 from fcbench.report.common import fmt_rate, md_escape
 from fcbench.report.compare import Comparison, TargetComparison, ValueDelta, fmt_value
 from fcbench.report.compare_render import flip_groups
+from fcbench.report.gate import GateFailure, gate_headline, run_gate_failures
 from fcbench.report.markdown import table
 
 MAX_FLIPS_LISTED = 20
@@ -32,20 +38,20 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def report_verdict(metrics: RunMetrics) -> str:
-    """``**PASS**: ...`` or ``**FAIL**: ...`` over the case x target results of one run."""
+def case_results(metrics: RunMetrics) -> str:
+    """The case x target results of one run in one line (what the models did, not the verdict)."""
     rows = [row for _, row in metrics.cases.rows()]
     total = len(rows)
     failed = sum(1 for r in rows if r.passes < r.scorable)
     errored = sum(1 for r in rows if r.passes == r.scorable and r.errors)
     if total == 0:
-        return "**FAIL**: no case was observed"
+        return "Case results: no case was observed."
     if failed or errored:
         return (
-            f"**FAIL**: {failed} of {total} case x target results failed, "
-            f"{errored} lost to provider or harness errors"
+            f"Case results: {failed} of {total} case x target results failed, "
+            f"{errored} lost to provider or harness errors."
         )
-    return f"**PASS**: all {total} case x target results passed"
+    return f"Case results: all {total} case x target results passed."
 
 
 def _target_row(t: TargetMetrics) -> list[str]:
@@ -60,21 +66,30 @@ def _target_row(t: TargetMetrics) -> list[str]:
     ]
 
 
-def render_github(metrics: RunMetrics) -> str:
-    """One run as a step summary: the verdict, then the per-target table."""
+def render_github(metrics: RunMetrics, failures: Sequence[GateFailure]) -> str:
+    """One run as a step summary: the gate's verdict over ``failures``, the case results, the
+    failed thresholds, then the per-target table."""
     run = metrics.run
     out = [
-        report_verdict(metrics),
+        gate_headline(failures),
         "",
         f"fcbench run {md_escape(run.run_id)}: suite {md_escape(run.suite)} "
-        f"{md_escape(run.dataset_version)}, {run.repeats} repeats.",
+        f"{md_escape(run.dataset_version)}, {run.repeats} repeats. {case_results(metrics)}",
         "",
     ]
+    if failures:
+        out += ["### Gate failures", ""] + [f"- {md_escape(str(f), limit=500)}" for f in failures] + [""]
     out += table(
         ["Name", "Target", "Mode", "Pass rate", "Coverage", "Provider errors", "Anomalies"],
         [_target_row(t) for t in metrics.targets],
     )
     return "\n".join(out) + "\n"
+
+
+def render_github_run(run_dir: Path, modes: list[str] | None, profile: str) -> str:
+    """:func:`render_github` of a run directory, gated by the run's own gate."""
+    metrics = compute_metrics(run_dir, modes=modes, profile=profile, parts="auto")
+    return render_github(metrics, run_gate_failures(run_dir, metrics))
 
 
 def compare_verdict(c: Comparison) -> str:

@@ -31,6 +31,7 @@ from fcbench.report.common import (
     md_escape,
     provider_error_rows,
 )
+from fcbench.report.gate import GateFailure, gate_headline
 
 WORST_CASES = 25
 """How many failing case x target rows the worst-cases table shows."""
@@ -45,12 +46,16 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     return lines
 
 
-def render_markdown(metrics: RunMetrics, worst: int = WORST_CASES) -> str:
-    """The full markdown report of one run."""
+def render_markdown(
+    metrics: RunMetrics, worst: int = WORST_CASES, gate: Sequence[GateFailure] | None = None
+) -> str:
+    """The full markdown report of one run; with ``gate`` (the run gate's failures), its verdict
+    heads the report, above the model results."""
     run = metrics.run
     out = [
         f"# fcbench report: {md_escape(run.run_id)}",
         "",
+        *_gate(gate),
         f"- Suite: {md_escape(run.suite)}, dataset version {md_escape(run.dataset_version)} "
         f"(hash {md_escape(run.dataset_hash[:12])})",
         f"- Modes: {md_escape(', '.join(run.modes))}; repeats: {run.repeats}; "
@@ -78,6 +83,17 @@ def render_markdown(metrics: RunMetrics, worst: int = WORST_CASES) -> str:
     out += _confusion(metrics) + [""] + _worst(metrics, worst) + [""] + _anomalies(metrics) + [""]
     out += _repairs(metrics) + _drift(metrics) + [""] + _parity(metrics) + _errors(metrics)
     return "\n".join(out) + "\n"
+
+
+def _gate(failures: Sequence[GateFailure] | None) -> list[str]:
+    """The gate's verdict and its failed thresholds, one per line (nothing without a gate)."""
+    if failures is None:
+        return []
+    return (
+        [gate_headline(failures), ""]
+        + [f"- {md_escape(str(f), limit=500)}" for f in failures]
+        + ([""] if failures else [])
+    )
 
 
 def _label(metrics: RunMetrics, t: TargetMetrics) -> str:

@@ -12,10 +12,10 @@ from fcbench.grading import REPAIRING_PROFILES
 from fcbench.grading.jsonvalues import short
 from fcbench.grading.regrade import disagreements
 from fcbench.metrics import RunMetrics, compute_metrics
-from fcbench.metrics.partition import parts_for
 from fcbench.report.common import md_escape
 from fcbench.report.csvfmt import render_csv
-from fcbench.report.github import render_github
+from fcbench.report.gate import run_gate_failures
+from fcbench.report.github import render_github_run
 from fcbench.report.jsonfmt import render_json
 from fcbench.report.junit import render_junit_run
 from fcbench.report.markdown import render_markdown
@@ -27,7 +27,6 @@ RENDERERS: dict[str, Callable[[RunMetrics], str]] = {
     "md": render_markdown,
     "json": render_json,
     "csv": render_csv,
-    "github": render_github,
 }
 """Formats rendered from the metrics alone."""
 
@@ -41,6 +40,7 @@ def _render_html(run_dir: Path, modes: list[str] | None, profile: str) -> str:
 RUN_RENDERERS: dict[str, Callable[[Path, list[str] | None, str], str]] = {
     "html": _render_html,
     "junit": render_junit_run,
+    "github": render_github_run,
 }
 """Formats that also read the observations: ``(run_dir, modes, profile) -> text``."""
 
@@ -58,9 +58,13 @@ def render_report(
         raise ValueError(f"unknown report format {fmt!r}; choose from {', '.join(FORMATS)}")
     if fmt == "md" and profile in REPAIRING_PROFILES:
         repairs = RepairList(profile)
-        text = render_markdown(compute_metrics(run_dir, modes=modes, profile=profile, observer=repairs))
+        metrics = compute_metrics(run_dir, modes=modes, profile=profile, observer=repairs)
+        text = render_markdown(metrics, gate=run_gate_failures(run_dir, metrics))
         return text + "\n" + _repair_table(repairs.rows, profile)
-    return renderer(compute_metrics(run_dir, modes=modes, profile=profile, parts=parts_for(run_dir)))
+    metrics = compute_metrics(run_dir, modes=modes, profile=profile, parts="auto")
+    if fmt == "md":
+        return render_markdown(metrics, gate=run_gate_failures(run_dir, metrics))
+    return renderer(metrics)
 
 
 REPAIR_FIELDS = ("kind", "call", "tool", "path", "before", "after")
