@@ -15,7 +15,7 @@ each as seconds, CPU seconds (workers included), peak MiB (of the largest proces
 into its phases (reading and splitting lines, decoding the record views, folding them, building
 the metrics and the compact case summary rows, writing the JSON report, streamed, to
 ``/dev/null``) and names the largest; and the pass is timed in one process and split over the
-cores by case id (:mod:`fcbench.metrics.partition`, which ``report`` uses on a large run).
+cores by case id (:mod:`fcbench.metrics.fast.partition`, which ``report`` uses on a large run).
 
     python benchmarks/report_scale.py --sizes 10000 100000 1000000
 """
@@ -188,11 +188,11 @@ def phases(run_dir: Path) -> dict[str, float]:
     """CPU seconds of each phase of the metrics pass over ``run_dir``, in this process."""
     import gc
 
-    from fcbench.metrics import fold_lines
     from fcbench.metrics.aggregate import RunAccumulator
-    from fcbench.store.view import DECODER, complete_lines
+    from fcbench.metrics.fast.lines import fold_lines
     from fcbench.report.jsonfmt import write_json
     from fcbench.store.records import read_manifest
+    from fcbench.store.view import DECODER, complete_lines
 
     path = run_dir / RECORDS_FILE
 
@@ -232,9 +232,9 @@ def phases(run_dir: Path) -> dict[str, float]:
 
 def in_parts(run_dir: Path) -> tuple[float, float, int]:
     """Wall seconds of the metrics pass over ``run_dir`` in this process alone and split over the
-    usable CPUs (:func:`fcbench.metrics.partition.fold_in_parts`), and how many parts."""
+    usable CPUs (:func:`fcbench.metrics.fast.partition.fold_in_parts`), and how many parts."""
     from fcbench.metrics import compute_metrics
-    from fcbench.metrics.partition import usable_cpus
+    from fcbench.metrics.fast.partition import usable_cpus
 
     parts = max(2, usable_cpus())
     start = time.perf_counter()

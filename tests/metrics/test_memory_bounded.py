@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from records_builder import RunBuilder, call_outcome, text_outcome, verdict
 
-from fcbench.metrics import fold_lines
 from fcbench.metrics.aggregate import RunAccumulator
+from fcbench.metrics.fast.lines import fold_lines
 
 CASES = 4
 

@@ -12,9 +12,9 @@ import pytest
 from robust_run import run_in_process
 
 from fcbench.errors import RunStateError
-from fcbench.metrics import compute_metrics
-from fcbench.metrics import parallel as metrics_parallel
-from fcbench.metrics.parallel import compute_metrics_of, worker_count
+from fcbench.metrics import compute_metrics, compute_metrics_of
+from fcbench.metrics.fast import parallel as metrics_parallel
+from fcbench.metrics.fast.parallel import worker_count
 from fcbench.store.records import RECORDS_FILE
 
 

@@ -11,8 +11,8 @@ import pytest
 from records_builder import RunBuilder, call_outcome, error_outcome, text_outcome, verdict
 
 from fcbench.metrics import compute_metrics
-from fcbench.metrics.lines import Share
-from fcbench.metrics.partition import fold_in_parts, parts_for
+from fcbench.metrics.fast.lines import Share
+from fcbench.metrics.fast.partition import fold_in_parts, parts_for
 from fcbench.report.jsonfmt import render_json
 from fcbench.report.markdown import render_markdown
 from fcbench.store.records import RECORDS_FILE, read_manifest

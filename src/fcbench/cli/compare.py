@@ -68,7 +68,7 @@ def compare(
     Examples: fcbench compare runs/base runs/new; fcbench compare runs/base runs/new --max-drop 2
     --pair openai:gpt-4o=openai:gpt-4.1
     """
-    from fcbench.metrics.parallel import compute_metrics_of
+    from fcbench.metrics import compute_metrics_of
     from fcbench.report.compare import compare_runs
     from fcbench.report.compare_render import render_compare_json, render_compare_markdown
     from fcbench.report.github import render_compare_github

@@ -70,10 +70,9 @@ def _stream_json(run: Path, output: Path | None, modes: list[str] | None, profil
     """Write the JSON report to stdout or ``output`` as it is encoded (a large run's JSON is never
     held whole); a file is written beside ``output`` and renamed once complete."""
     from fcbench.metrics import compute_metrics
-    from fcbench.metrics.partition import parts_for
     from fcbench.report.jsonfmt import write_json
 
-    metrics = compute_metrics(run, modes=modes, profile=profile, parts=parts_for(run))
+    metrics = compute_metrics(run, modes=modes, profile=profile, parts="auto")
     if output is None:
         binary = getattr(sys.stdout, "buffer", None)
         if binary is None:  # a text-only stdout

@@ -7,7 +7,7 @@ accepted observation for the exact latency percentiles, and one small index per 
 in the modes stream parity compares), never with the size of the records. Records are read
 straight from their lines (:mod:`fcbench.store.view`), without building them as dicts, unless
 an observer or a re-grading profile needs the dicts; a large run may be read by several processes,
-each folding the records of some case ids (:mod:`fcbench.metrics.partition`), with the same result.
+each folding the records of some case ids, with the same result (:mod:`fcbench.metrics.fast`).
 
 Definitions (per target ``endpoint:model`` and mode):
 
@@ -44,15 +44,12 @@ Definitions (per target ``endpoint:model`` and mode):
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Literal
 
-from fcbench.grading import REPAIRING_PROFILES
-from fcbench.grading.regrade import regrader
-from fcbench.metrics.aggregate import RunAccumulator, keeps_parity
-from fcbench.metrics.lines import RecordObserver, Regrade, fold_lines
+from fcbench.metrics.aggregate import RunAccumulator
+from fcbench.metrics.fast import metrics_of
 from fcbench.metrics.models import (
     METRICS_VERSION,
     ArgumentDrift,
@@ -66,15 +63,7 @@ from fcbench.metrics.models import (
     TargetMetrics,
     Tokens,
 )
-from fcbench.metrics.observe import (
-    SELECTION_KINDS,
-    failure_reasons,
-    record_anomalies,
-)
-from fcbench.metrics.partition import fold_in_parts
-from fcbench.store.records import Manifest, read_manifest
-from fcbench.store.view import RecordView, regrade_view
-from fcbench.suite.loader import load_suite
+from fcbench.metrics.observe import SELECTION_KINDS, RecordObserver, failure_reasons, record_anomalies
 
 
 def compute_metrics(
@@ -83,7 +72,7 @@ def compute_metrics(
     modes: Iterable[str] | None = None,
     observer: RecordObserver | None = None,
     profile: str = "strict",
-    parts: int = 1,
+    parts: int | Literal["auto"] = 1,
 ) -> RunMetrics:
     """Read ``manifest.json`` and ``records.jsonl`` of ``run_dir`` and aggregate them in one pass.
 
@@ -91,59 +80,19 @@ def compute_metrics(
     ``profile`` (e.g. ``bfcl`` or ``repairs``) re-grades each record against the run's suite on the
     way, and ``observer`` sees the re-graded records. Without either, the records are read straight
     from their lines (:mod:`fcbench.store.view`), never built as dicts, and with ``parts`` over 1
-    in that many processes, each folding the records of some case ids
-    (:func:`fcbench.metrics.partition.fold_in_parts`; the metrics are the same).
+    in that many processes, each folding the records of some case ids (``auto``: as many as the
+    run's size is worth; the metrics are the same).
     """
-    manifest = read_manifest(run_dir)
-    wanted = set(modes) if modes is not None else None
-    acc = RunAccumulator(repairs=profile in REPAIRING_PROFILES)
-    with _collector_paused():
-        if observer is None and profile == "strict":
-            parity = keeps_parity(manifest, wanted)
-            if parts > 1:
-                found = fold_in_parts(run_dir, manifest, wanted, parts, parity=parity)
-                if found is not None:
-                    return found
-            acc = RunAccumulator(parity=parity)
-            read = fold_lines(acc, run_dir, wanted)
-            if acc.parity_missed(manifest, wanted):
-                acc = RunAccumulator()
-                read = fold_lines(acc, run_dir, wanted)
-        else:
-            read = fold_lines(acc, run_dir, wanted, each=_each(manifest, profile, observer))
-        return acc.finish(manifest, read, wanted)
+    (found,) = metrics_of([run_dir], modes=modes, observer=observer, profile=profile, parts=parts)
+    return found
 
 
-def _each(manifest: Manifest, profile: str, observer: RecordObserver | None) -> Regrade:
-    """What is done to each record before it is folded: re-graded by ``profile`` (unless
-    ``strict``: the suite is loaded only then), then seen by ``observer``."""
-    grader = None
-    if profile != "strict":
-        grader = regrader(load_suite(manifest.suite_ref or manifest.suite), profile)
-
-    def each(view: RecordView) -> RecordView:
-        if grader is not None:
-            view = regrade_view(grader, view, profile)
-        if observer is not None:
-            observer(view)
-        return view
-
-    return each
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused for the pass: it builds a state of hundreds of thousands
-    of long-lived objects without cycles (per case, per distinct observation, then per case
-    summary), which every full collection would walk again, for nothing."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+def compute_metrics_of(
+    run_dirs: Sequence[Path], *, modes: Iterable[str] | None = None, profile: str = "strict"
+) -> list[RunMetrics]:
+    """:func:`compute_metrics` of each run, in order, each in a worker process of its own when the
+    runs are large enough for that to pay (``fcbench compare`` reads two); the same metrics."""
+    return metrics_of(run_dirs, modes=modes, profile=profile, parts="auto")
 
 
 __all__ = [
@@ -162,7 +111,7 @@ __all__ = [
     "TargetMetrics",
     "Tokens",
     "compute_metrics",
+    "compute_metrics_of",
     "failure_reasons",
-    "fold_lines",
     "record_anomalies",
 ]

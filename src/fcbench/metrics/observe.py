@@ -12,6 +12,10 @@ from fcbench.grading.inputs import anomaly_codes
 from fcbench.grading.repairs import repair_counts
 from fcbench.store.view import RecordView
 
+RecordObserver = Callable[[RecordView], None]
+"""Called with every record read (re-graded, when a profile re-grades), before aggregation (lets a
+report collect drill-down rows)."""
+
 SELECTION_KINDS = frozenset({"tool", "tools", "text", "clarification"})
 """Expected kinds that selection accuracy applies to."""
 MAX_REASON_CHARS = 200

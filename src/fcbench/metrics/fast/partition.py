@@ -2,7 +2,7 @@
 
 A pass is CPU-bound in one core. With ``parts`` processes (this one and ``parts - 1`` workers),
 each reads every line of ``records.jsonl`` but decodes and folds only the records of its share
-of the case ids (:class:`~fcbench.metrics.lines.Share`), settles its cases, and hands back what
+of the case ids (:class:`~fcbench.metrics.fast.lines.Share`), settles its cases, and hands back what
 they add up to (:class:`~fcbench.metrics.partial.RunPart`); this process adds the parts up
 (:func:`~fcbench.metrics.aggregate.finish_parts`). Every record of a case is in one part, so the
 cases' counts are those of one pass, and what depends on the order of the records is taken in
@@ -22,10 +22,10 @@ import os
 import threading
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from fcbench.metrics.aggregate import RunAccumulator, finish_parts, needs_parity
-from fcbench.metrics.lines import Share, fold_lines
+from fcbench.metrics.fast.lines import Share, fold_lines
 from fcbench.metrics.models import RunMetrics
 from fcbench.metrics.partial import RunPart, Unsplittable
 from fcbench.store.records import RECORDS_FILE, Manifest
@@ -58,6 +58,15 @@ def parts_for(run_dir: Path, cpus: int | None = None) -> int:
     if available < 2 or not path.is_file() or path.stat().st_size < SPLIT_MIN_BYTES:
         return 1
     return available
+
+
+Parts = int | Literal["auto"]
+"""How many processes one run's pass is split over: a number, or ``auto`` (:func:`parts_for`)."""
+
+
+def parts_of(run_dir: Path, parts: Parts) -> int:
+    """``parts`` as a number of processes for ``run_dir`` (``auto``: :func:`parts_for`)."""
+    return parts_for(run_dir) if parts == "auto" else parts
 
 
 def fold_part(run_dir: Path, wanted: set[str] | None, part: int, parts: int, parity: bool = True) -> RunPart:
@@ -130,4 +139,13 @@ def fold_in_parts(
             process.join()
 
 
-__all__ = ["SPLIT_MIN_BYTES", "fold_in_parts", "fold_part", "parts_for", "usable_cpus", "worker_context"]
+__all__ = [
+    "SPLIT_MIN_BYTES",
+    "Parts",
+    "fold_in_parts",
+    "fold_part",
+    "parts_for",
+    "parts_of",
+    "usable_cpus",
+    "worker_context",
+]

@@ -24,9 +24,6 @@ from fcbench.metrics.partial import Unsplittable
 from fcbench.store.records import RECORDS_FILE, Record, is_record
 from fcbench.store.view import DECODE_ERRORS, DECODER, RecordView, complete_lines, readable_line, view_of
 
-RecordObserver = Callable[[RecordView], None]
-"""Called with every record read (re-graded, when a profile re-grades), before aggregation (lets a
-report collect drill-down rows)."""
 Regrade = Callable[[RecordView], RecordView]
 """A record's view with its verdict re-graded (:func:`fcbench.store.view.regraded` of one view)."""
 

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from fcbench.metrics import compute_metrics
+from fcbench.metrics.fast.partition import Parts, parts_of, usable_cpus, worker_context
+from fcbench.metrics.fast.run import run_metrics
 from fcbench.metrics.models import RunMetrics
-from fcbench.metrics.partition import parts_for, usable_cpus, worker_context
 from fcbench.store.records import RECORDS_FILE
 
 PARALLEL_MIN_BYTES = 32 * 2**20
@@ -39,10 +39,11 @@ def worker_count(run_dirs: Sequence[Path], cpus: int | None = None) -> int:
     return min(len(run_dirs), available)
 
 
-def compute_metrics_of(
-    run_dirs: Sequence[Path], *, modes: Iterable[str] | None = None, profile: str = "strict"
+def runs_metrics(
+    run_dirs: Sequence[Path], *, modes: Iterable[str] | None = None, profile: str = "strict", parts: Parts = 1
 ) -> list[RunMetrics]:
-    """:func:`fcbench.metrics.compute_metrics` of each run, in order, in parallel when it pays.
+    """:func:`~fcbench.metrics.fast.run.run_metrics` of each run, in order, in parallel when it
+    pays (else one after the other, each in ``parts``).
 
     A run that fails in a worker is read again in this process, so its error (a damaged record
     file, a missing suite) is raised here with its own type and message.
@@ -50,24 +51,24 @@ def compute_metrics_of(
     wanted = list(modes) if modes is not None else None
     workers = worker_count(run_dirs)
     if workers == 1:
-        return [compute_metrics(d, modes=wanted, profile=profile, parts=parts_for(d)) for d in run_dirs]
+        return [run_metrics(d, modes=wanted, profile=profile, parts=parts_of(d, parts)) for d in run_dirs]
     here = max(range(len(run_dirs)), key=lambda i: _records_bytes(run_dirs[i]))
     with ProcessPoolExecutor(max_workers=workers - 1, mp_context=worker_context()) as pool:
         futures = {
-            i: pool.submit(compute_metrics, d, modes=wanted, profile=profile)
+            i: pool.submit(run_metrics, d, modes=wanted, profile=profile)
             for i, d in enumerate(run_dirs)
             if i != here
         }
         results = []
         for i, run_dir in enumerate(run_dirs):
             if i == here:
-                results.append(compute_metrics(run_dir, modes=wanted, profile=profile))
+                results.append(run_metrics(run_dir, modes=wanted, profile=profile))
                 continue
             try:
                 results.append(futures[i].result())
             except Exception:  # read it again here, to raise the run's own error
-                results.append(compute_metrics(run_dir, modes=wanted, profile=profile))
+                results.append(run_metrics(run_dir, modes=wanted, profile=profile))
         return results
 
 
-__all__ = ["PARALLEL_MIN_BYTES", "compute_metrics_of", "worker_count"]
+__all__ = ["PARALLEL_MIN_BYTES", "runs_metrics", "worker_count"]
