@@ -32,7 +32,7 @@ are optimistic when repeats dominate the sample.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -176,63 +176,17 @@ def compare_runs(
     Raises :class:`RunStateError` on a dataset mismatch and :class:`ConfigError` when an explicit
     pair names no target (or an ambiguous one) or pairs a target twice.
     """
-    warnings: list[str] = []
-    if base.run.dataset_version != new.run.dataset_version:
-        versions = f"base {base.run.dataset_version}, new {new.run.dataset_version}"
-        if not allow_dataset_change:
-            raise RunStateError(
-                f"dataset versions differ ({versions}); pass --allow-dataset-change to compare anyway"
-            )
-        warnings.append(f"dataset versions differ ({versions}); results may not be comparable")
-    elif base.run.dataset_hash != new.run.dataset_hash:
-        warnings.append("dataset hash differs although the version is the same: cases were edited in place")
-
+    warnings = _dataset_warnings(base, new, allow_dataset_change)
     gates = _Gates(max_drop, alpha, max_coverage_drop, max_latency_increase, max_cost_increase)
-    label_pairs, notes = pair_targets(base, new, pairs)
-    targets: list[TargetComparison] = []
-    unpaired: list[str] = []
-    only_in_base: list[str] = []
-    used_new: set[tuple[str, str]] = set()
-    partner = {b: (n, rule) for b, n, rule in label_pairs}
-    for b in base.targets:
-        match = partner.get(b.target)
-        n = new.find(match[0], b.mode) if match else None
-        if match is None or n is None:
-            title = f"{named(b.name, b.target)} [{b.mode}]"
-            only_in_base.append(title)
-            why = notes.get(b.target) or (
-                f"its partner {match[0]} has no {b.mode} mode in NEW"
-                if match
-                else f"no NEW target is named {b.name or b.target!r}; pair it with --pair BASE=NEW"
-            )
-            unpaired.append(f"{title}: BASE target has no partner in NEW ({why})")
-            continue
-        used_new.add((n.target, n.mode))
-        targets.append(_compare_target(b, n, match[1], gates))
-    if not targets:
-        unpaired.append(
-            f"compared 0 targets (BASE has {len(base.targets)} target x mode, NEW {len(new.targets)})"
+    paired = _pair_up(base, new, pairs, gates)
+    targets, unpaired = paired.targets, paired.unpaired
+    if paired.only_in_new:
+        warnings.append(
+            f"NEW targets with no partner in BASE (not compared): {', '.join(paired.only_in_new)}"
         )
-    only_in_new = [
-        f"{named(t.name, t.target)} [{t.mode}]" for t in new.targets if (t.target, t.mode) not in used_new
-    ]
-    if only_in_new:
-        warnings.append(f"NEW targets with no partner in BASE (not compared): {', '.join(only_in_new)}")
     pass_to_fail, fail_to_pass = _flips(base, new, targets)
     failures = [f"{t.title} [{t.mode}]: {r}" for t in targets for r in t.reasons] + unpaired
     regression = bool(failures)
-    if regression:
-        grouped = [f"{t.title} [{t.mode}]: {', '.join(t.reasons)}" for t in targets if t.reasons]
-        verdict = "REGRESSION: " + "; ".join(grouped + unpaired)
-    else:
-        drops = [
-            -d.delta_points for t in targets for d in t.deltas if d.metric == "pass_rate" and d.delta_points
-        ]
-        worst = max(drops, default=0.0)
-        verdict = (
-            f"no regression: {len(targets)} target(s) compared, largest pass-rate drop "
-            f"{max(worst, 0.0):.1f} points (limit {max_drop:g})"
-        )
     return Comparison(
         base_run=base.run.run_id,
         new_run=new.run.run_id,
@@ -244,14 +198,90 @@ def compare_runs(
         max_latency_increase=max_latency_increase,
         max_cost_increase=max_cost_increase,
         targets=targets,
-        only_in_base=only_in_base,
-        only_in_new=only_in_new,
+        only_in_base=paired.only_in_base,
+        only_in_new=paired.only_in_new,
         pass_to_fail=pass_to_fail,
         fail_to_pass=fail_to_pass,
         warnings=warnings + [w for t in targets for w in t.warnings],
         failures=failures,
         regression=regression,
-        verdict=verdict,
+        verdict=_verdict(targets, unpaired) if regression else _no_regression(targets, max_drop),
+    )
+
+
+def _dataset_warnings(base: RunMetrics, new: RunMetrics, allow_dataset_change: bool) -> list[str]:
+    """The warnings about the two runs' datasets; :class:`RunStateError` when their versions differ
+    and that is not allowed."""
+    if base.run.dataset_version != new.run.dataset_version:
+        versions = f"base {base.run.dataset_version}, new {new.run.dataset_version}"
+        if not allow_dataset_change:
+            raise RunStateError(
+                f"dataset versions differ ({versions}); pass --allow-dataset-change to compare anyway"
+            )
+        return [f"dataset versions differ ({versions}); results may not be comparable"]
+    if base.run.dataset_hash != new.run.dataset_hash:
+        return ["dataset hash differs although the version is the same: cases were edited in place"]
+    return []
+
+
+@dataclass
+class _Paired:
+    """The targets of two runs, paired up and compared."""
+
+    targets: list[TargetComparison] = field(default_factory=list)
+    """One comparison per BASE target x mode that has a partner in NEW."""
+    unpaired: list[str] = field(default_factory=list)
+    """Why each BASE target x mode without a partner has none (each a failure)."""
+    only_in_base: list[str] = field(default_factory=list)
+    """The titles of those BASE target x modes."""
+    only_in_new: list[str] = field(default_factory=list)
+    """The titles of the NEW target x modes no BASE one was paired with."""
+
+
+def _pair_up(base: RunMetrics, new: RunMetrics, pairs: Sequence[tuple[str, str]], gates: _Gates) -> _Paired:
+    """Each BASE target x mode compared with its partner in NEW (:func:`pair_targets`)."""
+    label_pairs, notes = pair_targets(base, new, pairs)
+    out = _Paired()
+    used_new: set[tuple[str, str]] = set()
+    partner = {b: (n, rule) for b, n, rule in label_pairs}
+    for b in base.targets:
+        match = partner.get(b.target)
+        n = new.find(match[0], b.mode) if match else None
+        if match is None or n is None:
+            title = f"{named(b.name, b.target)} [{b.mode}]"
+            out.only_in_base.append(title)
+            why = notes.get(b.target) or (
+                f"its partner {match[0]} has no {b.mode} mode in NEW"
+                if match
+                else f"no NEW target is named {b.name or b.target!r}; pair it with --pair BASE=NEW"
+            )
+            out.unpaired.append(f"{title}: BASE target has no partner in NEW ({why})")
+            continue
+        used_new.add((n.target, n.mode))
+        out.targets.append(_compare_target(b, n, match[1], gates))
+    if not out.targets:
+        out.unpaired.append(
+            f"compared 0 targets (BASE has {len(base.targets)} target x mode, NEW {len(new.targets)})"
+        )
+    out.only_in_new = [
+        f"{named(t.name, t.target)} [{t.mode}]" for t in new.targets if (t.target, t.mode) not in used_new
+    ]
+    return out
+
+
+def _verdict(targets: Sequence[TargetComparison], unpaired: Sequence[str]) -> str:
+    """The one-line verdict of a comparison that found a regression."""
+    grouped = [f"{t.title} [{t.mode}]: {', '.join(t.reasons)}" for t in targets if t.reasons]
+    return "REGRESSION: " + "; ".join(grouped + list(unpaired))
+
+
+def _no_regression(targets: Sequence[TargetComparison], max_drop: float) -> str:
+    """The one-line verdict of a comparison that found none: the largest pass-rate drop."""
+    drops = [-d.delta_points for t in targets for d in t.deltas if d.metric == "pass_rate" and d.delta_points]
+    worst = max(drops, default=0.0)
+    return (
+        f"no regression: {len(targets)} target(s) compared, largest pass-rate drop "
+        f"{max(worst, 0.0):.1f} points (limit {max_drop:g})"
     )
 
 
