@@ -64,7 +64,7 @@ def check_calls(calls: Sequence[ToolCall], offered_tools: Sequence[str] | None) 
 
 
 def text_call_anomaly(text: str | None, offered_tools: Sequence[str] | None) -> Anomaly | None:
-    """``json_call_in_text`` when ``text`` writes calls of offered tools as JSON, else None.
+    """``json_call_in_text`` when ``text`` writes calls (any syntax, offered tools or not), else None.
 
     Every dialect's text path calls this; the detail is the extracted calls as compact JSON
     (name and arguments, :func:`fcbench.contract.text_calls.calls_in_text`).

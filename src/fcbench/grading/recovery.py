@@ -38,7 +38,7 @@ result the model received (retryable, so making the call again later is no repea
 
 Beside the outcome, every turn's decision is checked (:func:`failed_turns`,
 ``RecoveryVerdict.failed_turns``, one ``turn N: ...`` line each in ``reasons``): a turn that wrote
-a call as JSON text instead of making it, or called a tool that was not offered, fails, and so
+a call as text instead of making it, or called a tool that was not offered, fails, and so
 does an opening turn whose decision is wrong for the case (:func:`recovery_verdict`: answering
 at once where the case expects a look-up first is no recovery). A record passes only when the
 success rule holds and no turn failed.
@@ -96,7 +96,7 @@ def _missing_mentions(text: str, facts: Sequence[str]) -> list[str]:
 def failed_turns(transcript: Transcript, offered: Iterable[str]) -> list[tuple[int, str]]:
     """``(turn, why)`` for each model turn (from 1) whose decision is wrong whatever the scenario.
 
-    A turn fails when it wrote a call of an offered tool as JSON text instead of making it (read
+    A turn fails when it wrote a call as text instead of making it (any syntax, any name; read
     by the grader, so a record from an adapter that did not flag it is judged the same), or when
     it called a tool that was not offered.
     """

@@ -11,7 +11,7 @@ so a streamed turn reads like a non-streamed one.
 * ``stop_reason``: ``tool_use`` without tool_use blocks, tool_use blocks with ``end_turn`` or
   ``stop_sequence``, and ``max_tokens`` with arguments that do not parse are
   ``finish_reason_mismatch``; ``refusal`` is a refusal outcome (flagged when calls came with it).
-* Text holding JSON calls of offered tools is ``json_call_in_text``
+* Text holding written calls (JSON, Python-style, call tags) is ``json_call_in_text``
   (:func:`fcbench.contract.text_calls.calls_in_text`).
 * Usage is ``input_tokens``/``output_tokens`` as reported (``input_tokens`` excludes cache reads
   and writes on this wire).

@@ -15,7 +15,7 @@ Checks beyond the shared ones (:func:`fcbench.adapters.common.check_calls`):
   ``stop`` with calls is normal (OpenAI answers a named ``tool_choice`` that way) and not flagged;
 * ``message.refusal`` becomes a refusal outcome with a ``refusal_field`` anomaly; ``content_filter``
   with no calls is a refusal without that anomaly;
-* text holding JSON calls of offered tools is ``json_call_in_text``
+* text holding written calls (JSON, Python-style, call tags) is ``json_call_in_text``
   (:func:`fcbench.contract.text_calls.calls_in_text`);
 * a body that is not a completion (not an object, no ``choices``, wrong types) is a
   ``bad_response`` provider error, and ``{"error": {...}}`` is a provider error by its code.
