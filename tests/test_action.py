@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ class Job:
     inputs: dict[str, str]
     outputs: dict[str, dict[str, str]] = field(default_factory=dict)
     log: list[tuple[str, int]] = field(default_factory=list)
+    stderr: dict[str, str] = field(default_factory=dict)
 
     def value(self, expression: str) -> str:
         kind, _, rest = expression.partition(".")
@@ -57,7 +59,7 @@ class Job:
 
     def run(self) -> int:
         summary = self.workdir / "summary.md"
-        summary.touch()
+        summary.write_text("")  # one job's step summary
         for step in ACTION["runs"]["steps"]:
             if "uses" in step or step.get("id") == "install" or not self.condition(step.get("if")):
                 continue
@@ -80,6 +82,7 @@ class Job:
                 timeout=300,
             )
             self.log.append((step["id"], proc.returncode))
+            self.stderr[step["id"]] = proc.stderr[-2000:]
             self.outputs[step["id"]] = dict(
                 line.split("=", 1) for line in out_file.read_text().splitlines() if "=" in line
             )
@@ -119,20 +122,85 @@ def test_a_misspelt_model_fails_the_job_with_the_summary_written(tmp_path: Path)
     assert "FAIL" in (failing.workdir / "summary.md").read_text()
 
 
-def test_the_comparison_against_a_baseline_gates_the_job(tmp_path: Path) -> None:
-    base = job(tmp_path, targets="sim:sim-careful", repeats="1", sample="12", out="base")
-    assert base.run() == 0, base.log
-    baseline = str(base.workdir / base.outputs["run"]["run-dir"])
-    same = job(tmp_path, targets="sim:sim-careful", repeats="1", sample="12", baseline=baseline)
-    assert same.run() == 0, same.log
-    assert same.outputs["compare"]["status"] == "0"
+CASES = "cases: [types-01, abstain-01, clarify-01, select-lookup-01]\n"
+FULL_GATE = (
+    "gate:\n  minCoverage: 0.95\n  minPassRate: 0.5\n  minPassRateByCategory: {normal: 0.5}\n"
+    "  minPassRateByTag: {types: 0.5}\n  failFast: 3\n  maxUnsafeWrites: 0\n"
+)
+
+
+def config(workdir: Path, target: str, text: str = "") -> str:
+    """A config file in the workspace: one target, one repeat, four cases (and ``text``)."""
+    workdir.mkdir(exist_ok=True)
+    path = workdir / "fcbench.yaml"
+    path.write_text(f"targets: ['{target}']\nrepeats: 1\n{CASES}{text}", encoding="utf-8")
+    return path.name
+
+
+def main_branch_baseline(tmp_path: Path) -> str:
+    """A passing run on the default branch, kept where the docs' cache step saves it."""
+    main = job(tmp_path, config=config(tmp_path / "workspace", "sim:sim-careful"), out="main-runs")
+    assert main.run() == 0, (main.log, main.stderr)
+    kept = main.workdir / "fcbench-baseline"
+    shutil.copytree(main.workdir / main.outputs["run"]["run-dir"], kept)
+    return kept.name
+
+
+def test_the_first_pull_request_has_no_baseline_and_gates_on_thresholds_only(tmp_path: Path) -> None:
+    first = job(
+        tmp_path, config=config(tmp_path / "workspace", "sim:sim-careful"), baseline="fcbench-baseline"
+    )
+    assert first.run() == 0, first.log
+    assert first.outputs["compare"] == {"compared": "false"}
+    assert first.outputs["verdict"]["verdict"] == "pass"
+    summary = (first.workdir / "summary.md").read_text()
+    assert summary.startswith("**PASS**: the run passed its gate")
+    assert "no baseline run at 'fcbench-baseline' yet" in summary and "gating on thresholds only" in summary
+
+
+def test_a_second_pull_request_compares_against_the_default_branchs_run(tmp_path: Path) -> None:
+    baseline = main_branch_baseline(tmp_path)
+    second = job(tmp_path, config=config(tmp_path / "workspace", "sim:sim-careful"), baseline=baseline)
+    assert second.run() == 0, (second.log, second.stderr)
+    assert second.outputs["compare"] == {"compared": "true", "status": "0"}
+    summary = (second.workdir / "summary.md").read_text()
+    assert summary.count("**PASS**") == 2 and "**FAIL**" not in summary
+
+
+def test_a_regression_against_the_baseline_fails_the_job(tmp_path: Path) -> None:
+    baseline = main_branch_baseline(tmp_path)
     # the candidate is another model under the same single target: paired, and it regresses
-    worse = job(tmp_path, targets="sim-anthropic:sim-sloppy", repeats="1", sample="12", baseline=baseline)
-    worse.inputs["min-coverage"] = "0"
+    worse = job(
+        tmp_path, config=config(tmp_path / "workspace", "sim-anthropic:sim-sloppy"), baseline=baseline
+    )
     assert worse.run() == 1, worse.log
+    assert worse.outputs["run"]["status"] == "0"  # its own gate (the default one) passed
     assert worse.outputs["compare"]["status"] == "1"
     assert worse.outputs["verdict"]["verdict"] == "fail"
-    assert "**FAIL**" in (worse.workdir / "summary.md").read_text()
+    summary = (worse.workdir / "summary.md").read_text()
+    assert summary.startswith("**PASS**: the run passed its gate") and "**FAIL**" in summary
+
+
+def test_a_config_with_a_full_gate_block_plus_flags_runs_and_keeps_the_configs_repeats(
+    tmp_path: Path,
+) -> None:
+    name = config(tmp_path / "workspace", "sim:sim-careful", FULL_GATE)
+    flags = {"min-coverage": "0.9", "fail-fast": "2", "min-category-pass-rate": "normal=0.5"}
+    gated = job(tmp_path, config=name, **flags, **{"max-unsafe-writes": "0", "min-pass-rate": "0.5"})
+    assert gated.run() == 0, gated.log
+    run_dir = gated.workdir / gated.outputs["run"]["run-dir"]
+    assert json.loads((run_dir / "manifest.json").read_text())["repeats"] == 1  # the config's, not 3
+    stored = json.loads((run_dir / "config.json").read_text())["gate"]
+    assert (stored["min_coverage"], stored["fail_fast"], stored["min_pass_rate_by_tag"]) == (
+        0.9,
+        2,
+        {"types": 0.5},
+    )
+    strict = job(tmp_path, config=name, **{"min-pass-rate": "1.0"}, out="strict")
+    config(tmp_path / "workspace", "sim-anthropic:sim-sloppy", FULL_GATE)
+    assert strict.run() == 1, strict.log
+    assert strict.outputs["run"]["status"] == "1"
+    assert (strict.workdir / "summary.md").read_text().startswith("**FAIL**")
 
 
 def test_every_input_the_steps_use_is_declared_and_no_script_holds_an_expression() -> None:
