@@ -172,3 +172,40 @@ def test_a_lone_wrong_tool_call_in_a_multi_call_case_is_wrong_tool() -> None:
         "call 0 is search_orders; expected lookup_order",
         "made 1 of 2 expected calls",
     ]
+
+
+# Texts the managed local model (qwen2.5-coder-0.5b) wrote in a selection run of core 2.1.0.
+OBSERVED: list[tuple[str, str, str]] = [
+    (
+        "adv-nonexistent-01",
+        '{"name": "delete_order", "arguments": {"order_id": "ORD-104821"}}',
+        "call_in_text",
+    ),
+    (
+        "unsupported-01",
+        '{"name": "cancel_orders", "arguments": '
+        '{"email": "your-email@example.com", "status": "cancelled", "limit": 5}}',
+        "call_in_text",
+    ),
+    (
+        "clarify-ask-fr-01",
+        '```json\n{\n  "name": "get_shipping_quote",\n  "arguments": {\n    "country_code": "Canada",\n'
+        '    "postal_code": "M5V 3L9",\n    "weight_grams": 50000,\n    "service": "express"\n  }\n}\n```',
+        "call_in_text",
+    ),
+    ("clarify-ask-ja-01", "1000000000", "missed_call"),
+    (
+        "abstain-01",
+        "Hello! I can help you with the following tasks:\n\n"
+        "1. Lookup an order by its exact public order ID.\n"
+        "2. Search orders when an exact order ID is not available.\n"
+        "3. Get shipping quote for a destination.\n\n"
+        "Please provide the necessary information to assist you with these tasks.",
+        "correct_abstention",
+    ),
+]
+
+
+@pytest.mark.parametrize(("case_id", "text", "decision"), OBSERVED)
+def test_texts_a_real_small_model_wrote(case_id: str, text: str, decision: str) -> None:
+    assert grade_text(case_id, text).decision == decision
