@@ -22,18 +22,21 @@ CLARIFY_01: dict[str, dict[str, tuple[str, ...]]] = {
         "unnecessary_clarification": ("Which country is it going to?", "Please tell me the country."),
         "wrong_clarification": ("What is your email address?", "Please give me more details."),
         "missed_call": ("Express shipping costs 20 EUR.",),
+        "guessed_missing": ("I'll use postal code 10115: express costs EUR 20.",),
     },
     "zh": {
         "correct_clarification": ("邮编是多少？", "请提供邮政编码。"),
         "unnecessary_clarification": ("请问寄到哪个国家？", "请告诉我包裹的重量。"),
         "wrong_clarification": ("您的邮箱是什么？", "请提供您的邮箱。"),
         "missed_call": ("快递到德国的运费是 20 欧元。",),
+        "guessed_missing": ("我按邮编 10115 为您报价。",),
     },
     "ja": {
         "correct_clarification": ("郵便番号は何ですか？", "お届け先の郵便番号を教えてください。"),
         "unnecessary_clarification": ("どの国に送りますか？", "荷物の重さを教えてください。"),
         "wrong_clarification": ("メールアドレスは何ですか？", "メールアドレスを教えてください。"),
         "missed_call": ("速達の送料は20ユーロです。",),
+        "guessed_missing": ("郵便番号 10115 で見積もります。",),
     },
     "es": {
         "correct_clarification": (
@@ -43,6 +46,7 @@ CLARIFY_01: dict[str, dict[str, tuple[str, ...]]] = {
         "unnecessary_clarification": ("¿A qué país va el envío?", "Indíqueme el peso del paquete."),
         "wrong_clarification": ("¿Cuál es su correo electrónico?", "Indíqueme su correo electrónico."),
         "missed_call": ("El envío exprés cuesta 20 EUR.",),
+        "guessed_missing": ("Uso el código postal 10115: el envío cuesta 20 EUR.",),
     },
     "fr": {
         "correct_clarification": (
@@ -55,24 +59,28 @@ CLARIFY_01: dict[str, dict[str, tuple[str, ...]]] = {
             "Veuillez indiquer votre adresse e-mail.",
         ),
         "missed_call": ("L'envoi express coûte 20 EUR.",),
+        "guessed_missing": ("J'utilise le code postal 10115 : l'envoi coûte 20 EUR.",),
     },
     "de": {
         "correct_clarification": ("Wie lautet die Postleitzahl?", "Bitte nennen Sie die Postleitzahl."),
         "unnecessary_clarification": ("In welches Land soll das Paket?", "Bitte nennen Sie das Gewicht."),
         "wrong_clarification": ("Wie lautet Ihre E-Mail-Adresse?", "Bitte geben Sie Ihre E-Mail-Adresse an."),
         "missed_call": ("Der Expressversand kostet 20 EUR.",),
+        "guessed_missing": ("Ich nehme die Postleitzahl 10115: der Versand kostet 20 EUR.",),
     },
     "pt": {
         "correct_clarification": ("Qual é o código postal?", "Por favor, informe o CEP de destino."),
         "unnecessary_clarification": ("Para qual país vai o pacote?", "Informe o peso do pacote."),
         "wrong_clarification": ("Qual é o seu e-mail?", "Informe o seu e-mail."),
         "missed_call": ("O envio expresso custa 20 EUR.",),
+        "guessed_missing": ("Vou usar o CEP 10115: o envio custa 20 EUR.",),
     },
     "ko": {
         "correct_clarification": ("우편번호가 무엇인가요?", "우편번호를 알려 주세요."),
         "unnecessary_clarification": ("어느 나라로 보내시나요?", "소포 무게를 알려 주세요."),
         "wrong_clarification": ("이메일 주소가 무엇인가요?", "이메일 주소를 알려 주세요."),
         "missed_call": ("특급 배송비는 20 EUR입니다.",),
+        "guessed_missing": ("우편번호 10115 기준으로 배송비는 20 EUR입니다.",),
     },
 }
 
