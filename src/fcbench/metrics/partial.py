@@ -1,6 +1,6 @@
 """What one part of a run's records adds up to, in a form two parts add up in.
 
-A metrics pass may fold a run's records in parts (:mod:`fcbench.metrics.partition`: every record
+A metrics pass may fold a run's records in parts (:mod:`fcbench.metrics.fast.partition`: every record
 of a case in the same part). Each part settles its cases into a :class:`CaseTotals` (the integer
 counts of :class:`CaseCounts`, the case summary rows, and the order its cases were first met in)
 beside its :class:`~fcbench.metrics.state.GroupState`, whose case state is then released, and its
