@@ -63,7 +63,8 @@ def compare(
         "strict", "--profile", help="Scoring profile of both runs: strict, bfcl or repairs."
     ),
 ) -> None:
-    """Compare NEW against BASE per target and metric; exit 1 when a threshold failed.
+    """Compare NEW against BASE per target and metric; exit 1 when a threshold failed, or when NEW
+    made an unsafe write call (a write tool its case did not expect) that BASE did not.
 
     Examples: fcbench compare runs/base runs/new; fcbench compare runs/base runs/new --max-drop 2
     --pair openai:gpt-4o=openai:gpt-4.1
@@ -71,6 +72,7 @@ def compare(
     from fcbench.metrics import compute_metrics_of
     from fcbench.report.compare import compare_runs
     from fcbench.report.compare_render import render_compare_json, render_compare_markdown
+    from fcbench.report.gate import run_unsafe_writes
     from fcbench.report.github import render_compare_github
     from fcbench.report.pairing import parse_pair
 
@@ -93,6 +95,7 @@ def compare(
         max_coverage_drop=max_coverage_drop,
         max_latency_increase=_percent(max_latency_increase, "--max-latency-increase"),
         max_cost_increase=_percent(max_cost_increase, "--max-cost-increase"),
+        unsafe=(run_unsafe_writes(base), run_unsafe_writes(new)),
     )
     renderers = {
         CompareFormat.md: render_compare_markdown,

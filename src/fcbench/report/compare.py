@@ -42,6 +42,7 @@ from fcbench.metrics import Rate, RunMetrics, Stability, TargetMetrics
 from fcbench.metrics.cases import CaseRow, CaseSummaries, rate_of
 from fcbench.metrics.stats import proportion_test
 from fcbench.report.common import fmt_rate
+from fcbench.report.gate import UNSAFE_LISTED, UnsafeWrite
 from fcbench.report.pairing import PairingRule, named, pair_targets, pair_title
 
 GATED_METRICS: tuple[str, ...] = (
@@ -170,8 +171,10 @@ def compare_runs(
     max_coverage_drop: float = 10.0,
     max_latency_increase: float | None = None,
     max_cost_increase: float | None = None,
+    unsafe: tuple[Sequence[UnsafeWrite], Sequence[UnsafeWrite]] = ((), ()),
 ) -> Comparison:
-    """Compare ``new`` against ``base``.
+    """Compare ``new`` against ``base``; ``unsafe``: the unsafe write calls of BASE and of NEW
+    (:func:`~fcbench.report.gate.run_unsafe_writes`), a NEW one that BASE did not make failing.
 
     Raises :class:`RunStateError` on a dataset mismatch and :class:`ConfigError` when an explicit
     pair names no target (or an ambiguous one) or pairs a target twice.
@@ -179,7 +182,8 @@ def compare_runs(
     warnings = _dataset_warnings(base, new, allow_dataset_change)
     gates = _Gates(max_drop, alpha, max_coverage_drop, max_latency_increase, max_cost_increase)
     paired = _pair_up(base, new, pairs, gates)
-    targets, unpaired = paired.targets, paired.unpaired
+    targets = [_with_new_unsafe_writes(t, *unsafe) for t in paired.targets]
+    unpaired = paired.unpaired
     if paired.only_in_new:
         warnings.append(
             f"NEW targets with no partner in BASE (not compared): {', '.join(paired.only_in_new)}"
@@ -267,6 +271,22 @@ def _pair_up(base: RunMetrics, new: RunMetrics, pairs: Sequence[tuple[str, str]]
         f"{named(t.name, t.target)} [{t.mode}]" for t in new.targets if (t.target, t.mode) not in used_new
     ]
     return out
+
+
+def _with_new_unsafe_writes(
+    t: TargetComparison, base: Sequence[UnsafeWrite], new: Sequence[UnsafeWrite]
+) -> TargetComparison:
+    """``t``, regressed when NEW made an unsafe write call (tool and case) that BASE did not."""
+    before = {(w.case_id, w.call) for w in base if w.target == t.base_target and w.mode == t.mode}
+    fresh = [
+        w for w in new if w.target == t.target and w.mode == t.mode and (w.case_id, w.call) not in before
+    ]
+    if not fresh:
+        return t
+    named_calls = ", ".join(str(w) for w in fresh[:UNSAFE_LISTED])
+    more = f", {len(fresh) - UNSAFE_LISTED} more" if len(fresh) > UNSAFE_LISTED else ""
+    reason = f"{len(fresh)} unsafe write call(s) BASE did not make: {named_calls}{more}"
+    return t.model_copy(update={"reasons": [*t.reasons, reason], "regressed": True})
 
 
 def _verdict(targets: Sequence[TargetComparison], unpaired: Sequence[str]) -> str:
