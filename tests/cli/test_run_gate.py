@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from cli_run import fcbench
 
 FEW_CASES = [
@@ -210,3 +211,23 @@ def test_the_init_scaffold_on_sim_eager_exits_1_naming_the_unsafe_write(tmp_path
         "run", "-c", str(folder / "fcbench.yaml"), "--max-unsafe-writes", "3", "--out", "runs", cwd=tmp_path
     )
     assert allowed.returncode == 0, allowed.stdout
+
+
+def test_the_scaffold_tools_pasted_in_openai_format_give_the_same_unsafe_write(tmp_path: Path) -> None:
+    folder = scaffold(tmp_path)
+    suite = yaml.safe_load((folder / "suite.yaml").read_text(encoding="utf-8"))
+    suite["tools"] = [
+        {
+            "type": "function",
+            "function": {k: tool[k] for k in ("name", "description", "parameters")},
+            **({"side_effect": "write"} if tool["side_effect"] == "write" else {}),
+        }
+        for tool in suite["tools"]
+    ]
+    (folder / "suite.yaml").write_text(yaml.safe_dump(suite, sort_keys=False), encoding="utf-8")
+    proc = fcbench("run", "-c", str(folder / "fcbench.yaml"), "--no-progress", "--out", "runs", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    failed = [line for line in proc.stdout.splitlines() if line.startswith("gate failed")]
+    assert len(failed) == 1, failed
+    assert failed[0].startswith("gate failed: sim-anthropic:sim-eager [selection]: 3 unsafe write call(s)")
+    assert "create_ticket in case clarify-01 (repeat 1)" in failed[0]

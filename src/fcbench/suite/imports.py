@@ -33,14 +33,16 @@ given as strings -> integers, ``propertyOrdering`` applied to ``properties``); a
 error, never dropped. Keys a model is not offered for calling (output schemas, titles, icons,
 ``strict``, ``cache_control``, ``_meta``) are accepted and not carried over. MCP
 ``annotations``: ``readOnlyHint: false`` or ``destructiveHint: true`` makes a ``write`` tool;
-no hints (or ``readOnlyHint: true``) a ``read`` tool.
+no hints (or ``readOnlyHint: true``) a ``read`` tool. In every format an item may say
+``side_effect: write`` (or ``read``) beside its own keys, which wins over the format's reading
+(a pasted OpenAI or Anthropic tool keeps its write status).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from types import MappingProxyType
 from typing import Any
@@ -253,13 +255,22 @@ def import_tool_list(value: Any) -> ImportedList:
         return ImportedList(chosen, [], findings)
     try:
         converted = [
-            (keys, formats()[chosen].convert(item)) for keys, item in entries if isinstance(item, Mapping)
+            (keys, _convert(formats()[chosen], item)) for keys, item in entries if isinstance(item, Mapping)
         ]
     except RecursionError:
         return ImportedList(chosen, [], [*findings, Finding((), "nested too deeply to read")])
     for keys, result in converted:
         findings += _findings(result.problems, *keys)
     return ImportedList(chosen, converted, findings)
+
+
+def _convert(fmt: ToolListFormat, item: Mapping[str, Any]) -> ConvertedTool:
+    """``fmt``'s conversion of ``item``, with the ``side_effect`` written beside its own keys kept."""
+    if fmt.name == CANONICAL or "side_effect" not in item:
+        return fmt.convert(item)
+    result = fmt.convert({key: value for key, value in item.items() if key != "side_effect"})
+    tool = {**result.tool, "side_effect": item["side_effect"]}
+    return replace(result, tool=tool, origin={**result.origin, "side_effect": ("side_effect",)})
 
 
 def _canonical_taker(known: set[str], entries: Entries) -> str | None:
