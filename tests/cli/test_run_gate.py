@@ -231,3 +231,22 @@ def test_the_scaffold_tools_pasted_in_openai_format_give_the_same_unsafe_write(t
     assert len(failed) == 1, failed
     assert failed[0].startswith("gate failed: sim-anthropic:sim-eager [selection]: 3 unsafe write call(s)")
     assert "create_ticket in case clarify-01 (repeat 1)" in failed[0]
+
+
+@pytest.mark.parametrize(
+    ("option", "named"),
+    [
+        (["--tool-fault", "duplicate_delivery"], "--tool-fault"),
+        (["--continuation", "stateful"], "--continuation"),
+    ],
+)
+def test_a_multi_turn_option_without_a_multi_turn_mode_is_an_error_naming_the_mode(
+    tmp_path: Path, option: list[str], named: str
+) -> None:
+    args = ["run", "--dry-run", "-t", "sim:sim-careful", "--repeats", "1", *FEW_CASES]
+    proc = fcbench(*args, *option, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert named in proc.stderr and "this run's mode is selection" in proc.stderr, proc.stderr
+    assert "recovery" in proc.stderr
+    fine = fcbench(*args, *option, "--mode", "selection", "--mode", "recovery", cwd=tmp_path)
+    assert fine.returncode == 0, fine.stdout + fine.stderr

@@ -12,6 +12,7 @@ from fcbench.cli.helptext import RegistryHelpCommand
 from fcbench.errors import ConfigError, FcbenchError
 
 if TYPE_CHECKING:
+    from fcbench.config import RunConfig
     from fcbench.run import PlanEstimate, RunResult, RunSpec
 
 
@@ -156,6 +157,7 @@ def run_command(
     # headers or MCP commands (see fcbench.run.pins); with --config, the user's file is the config.
     stored = resume_base(resume) if resume is not None and config is None else None
     cfg = load_config(config, overrides, base=stored.data if stored else None)
+    check_mode_options(cfg)
     check_input_paths(cfg.suite)
     shard_spec = Shard.parse(shard) if shard else None
     left_out = stored.left_out if stored else []
@@ -224,6 +226,25 @@ def spec_planned(spec: RunSpec) -> int:
         return read_manifest(spec.run_dir).planned
     except FcbenchError:
         return 0
+
+
+def check_mode_options(cfg: RunConfig) -> None:
+    """:class:`ConfigError` for an option that only a multi-turn mode uses when the run has none
+    (``--tool-fault``, ``--continuation stateful``), naming the run's modes."""
+    from fcbench.contract import MODES
+
+    multi = [name for name, mode in MODES.items() if mode.multi_turn]
+    if any(m in multi for m in cfg.modes):
+        return
+    given = {"--tool-fault (tool_faults)": bool(cfg.tool_faults)}
+    given["--continuation stateful (continuation)"] = cfg.continuation == "stateful"
+    for option, used in given.items():
+        if used:
+            raise ConfigError(
+                f"applies only to a multi-turn mode ({', '.join(multi)}); this run's mode is "
+                f"{', '.join(cfg.modes)}: add --mode {multi[0]} or drop the option",
+                key=option,
+            )
 
 
 def suite_names(spec: RunSpec) -> tuple[set[str], set[str]]:
