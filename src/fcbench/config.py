@@ -231,7 +231,8 @@ class RunConfig(BaseModel):
     exclude_tags: list[str] = Field(default_factory=list)
     """Leave out cases carrying any of these tags."""
     sample: int | None = Field(default=None, ge=1)
-    """Run a stratified sample of this many cases (per category, in proportion; chosen by ``seed``)."""
+    """Run a sample of this many cases in total, in proportion per category, drawn only from the cases
+    the run's ``modes`` observe (the same for the same ``seed``)."""
     gate: Gate = Field(default_factory=lambda: Gate())
     """What makes ``fcbench run`` exit 1 (coverage, pass rates); never part of what is measured."""
     continuation: Continuation = "stateless"

@@ -45,3 +45,16 @@ def test_exclude_tags_then_sample() -> None:
     assert len(select_cases(CASES, [], [], [], exclude_tags=["abstention"], sample=7, seed=2)) == 7
     with pytest.raises(ConfigError, match="exclude-tag"):
         select_cases(CASES, ["normal"], [], [], exclude_tags=[t for c in CASES for t in c.tags])
+
+
+@pytest.mark.parametrize(("modes", "recovery"), [(["selection"], False), (["recovery"], True)])
+def test_a_sample_is_n_cases_in_total_of_the_cases_the_modes_observe(
+    modes: list[str], recovery: bool
+) -> None:
+    sample = select_cases(CASES, [], [], [], sample=9, seed=0, modes=modes)
+    assert len(sample) == 9
+    assert all((c.recovery is not None) is recovery for c in sample)
+    pool = [c for c in CASES if (c.recovery is not None) is recovery]
+    categories = Counter(c.category for c in pool)
+    for category, count in Counter(c.category for c in sample).items():  # in proportion per category
+        assert abs(count - 9 * categories[category] / len(pool)) < 1, (category, count)

@@ -78,7 +78,11 @@ def run_command(
         list[str] | None, typer.Option(help="Leave out cases with this tag (repeatable).")
     ] = None,
     sample: Annotated[
-        int | None, typer.Option(help="Run a stratified sample of N cases (per category, chosen by --seed).")
+        int | None,
+        typer.Option(
+            help="Run a sample of N cases in total, in proportion per category, drawn only from the "
+            "cases the chosen modes observe (the same for the same --seed)."
+        ),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option(help="Print the plan, request count and cost estimate; send nothing.")

@@ -259,6 +259,7 @@ def _plan(spec: RunSpec) -> list[Planned]:
         exclude_tags=config.exclude_tags,
         sample=config.sample,
         seed=config.seed,
+        modes=config.modes,
     )
     plan = [*build_plan(spec.targets, cases, spec.config.repeats, spec.config.modes)]
     if not plan:

@@ -90,9 +90,12 @@ def select_cases(
     exclude_tags: Iterable[str] = (),
     sample: int | None = None,
     seed: int = 0,
+    modes: Sequence[str] | None = None,
 ) -> list[Case]:
     """Cases matching every given filter (a filter left empty matches everything), minus those
-    with an excluded tag, then (with ``sample``) a stratified sample of them (:func:`stratified_sample`)."""
+    with an excluded tag, then (with ``sample``) a stratified sample of ``sample`` cases in total
+    (:func:`stratified_sample`), drawn only from the cases one of ``modes`` observes (all, when
+    ``modes`` is None), so a sample for ``selection`` holds no recovery scenario and vice versa."""
     cats, tag_set, id_set, excluded = set(categories), set(tags), set(ids), set(exclude_tags)
     known = {c.id for c in cases}
     unknown = sorted(id_set - known)
@@ -108,7 +111,10 @@ def select_cases(
     ]
     if not chosen:
         raise ConfigError("the filters select no case", key="--category/--tag/--case/--exclude-tag")
-    return stratified_sample(chosen, sample, seed) if sample is not None else chosen
+    if sample is None:
+        return chosen
+    pool = chosen if modes is None else [c for c in chosen if any(mode_applies(m, c) for m in modes)]
+    return stratified_sample(pool, sample, seed)
 
 
 def stratified_sample(cases: Sequence[Case], size: int, seed: int) -> list[Case]:
