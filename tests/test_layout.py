@@ -195,3 +195,40 @@ def test_support_holds_helpers_not_tests() -> None:
     found = [p for p in support.rglob("*.py") if p.name.startswith("test_") or p.name == "conftest.py"]
     names = sorted(p.relative_to(TESTS).as_posix() for p in found)
     assert not names, f"test modules or a conftest in tests/support (move them to a test folder): {names}"
+
+
+def module_name(path: Path) -> str:
+    """``fcbench.suite.loader`` for ``.../suite/loader.py`` (an ``__init__`` names its package)."""
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Module -> the fcbench modules it imports, at module level or inside a function alike (a
+    module importing its own package's ``__init__`` is not an edge: the package holds it)."""
+    modules = {module_name(p): p for p in SRC.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        edges = graph.setdefault(name, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            imported: list[str] = []
+            if isinstance(node, ast.Import):
+                imported = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            edges.update(
+                m for m in imported if m in modules and m != name and not name.startswith(m + ".")
+            )
+    return graph
+
+
+def test_no_module_import_cycle() -> None:
+    """No two modules import each other, directly or around a circle: a circle broken by an import
+    inside a function is still a circle (the folder suite loader and the one-file loader were one)."""
+    assert find_cycle(module_graph()) is None, " -> ".join(find_cycle(module_graph()) or [])
+
+
+def test_module_graph_sees_imports_inside_functions() -> None:
+    graph = module_graph()
+    assert "fcbench.config" in graph["fcbench.cli.run"]  # imported inside run_command
+    assert "fcbench.suite" not in graph["fcbench.suite.loader"]  # its own package: not an edge

@@ -58,12 +58,12 @@ from fcbench.metrics.models import (
     ParityDifference,
     Rate,
     RunInfo,
-    RunMetrics,
     Stability,
     TargetMetrics,
     Tokens,
 )
 from fcbench.metrics.observe import SELECTION_KINDS, RecordObserver, failure_reasons, record_anomalies
+from fcbench.metrics.result import RunMetrics
 
 
 def compute_metrics(

@@ -29,9 +29,10 @@ import msgspec
 
 from fcbench.endpoints import label_of
 from fcbench.metrics.cases import CaseGroup, CaseInfo, CaseSummaries, case_info
-from fcbench.metrics.models import ParityDifference, Rate, RunInfo, RunMetrics, TargetMetrics
+from fcbench.metrics.models import ParityDifference, Rate, RunInfo, TargetMetrics
 from fcbench.metrics.observe import VerdictFacts, anomaly_list, attempt, codes_of, kept_value
 from fcbench.metrics.partial import CaseTotals, ParityPart, RunPart, merge_parts
+from fcbench.metrics.result import RunMetrics
 from fcbench.metrics.state import CaseState, GroupState, same_outcome
 from fcbench.metrics.targets import settle_cases, target_metrics
 from fcbench.store.records import Manifest, PinnedTarget

@@ -24,7 +24,7 @@ import msgspec
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
 
-from fcbench.metrics.models import ArgumentDrift, CaseSummary, Rate, RunMetrics
+from fcbench.metrics.models import ArgumentDrift, CaseSummary, Rate
 
 MAX_PROMPT_CHARS = 600
 """A case's prompt is kept cut to this many characters."""
@@ -394,5 +394,3 @@ __all__ = [
     "rate_of",
     "summary",
 ]
-
-RunMetrics.model_rebuild(_types_namespace={"CaseSummaries": CaseSummaries})

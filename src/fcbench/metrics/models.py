@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from fcbench.metrics.stats import wilson_interval
-
-if TYPE_CHECKING:
-    from fcbench.metrics.cases import CaseSummaries
 
 METRICS_VERSION = "1"
 
@@ -328,42 +324,3 @@ class RunInfo(BaseModel):
     """Modes reported: the manifest's modes in plan order, restricted to those requested."""
     planned: int
     """Observations the manifest plans over all its targets and modes (of this shard, when sharded)."""
-
-
-class RunMetrics(BaseModel):
-    """All metrics of one run: per target and mode, plus per case x target summaries."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
-
-    metrics_version: str = METRICS_VERSION
-    """Version of this metrics format."""
-    run: RunInfo
-    """What the manifest says about the run."""
-    records_read: int
-    """Records read from ``records.jsonl``, duplicates and records of unrequested modes included
-    (a torn or corrupt line is skipped, not counted)."""
-    targets: list[TargetMetrics] = Field(default_factory=list)
-    """One entry per target x mode: the manifest's targets x reported modes in order (observed or
-    not), then any target or mode found only in the records."""
-    cases: CaseSummaries = Field(default_factory=lambda: _no_cases())
-    """One summary per case x target x mode, in the order of ``targets``, then by case id (a
-    sequence of :class:`CaseSummary`, kept compact: see :mod:`fcbench.metrics.cases`)."""
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """Serialise to JSON (the ``fcbench report --format json`` output)."""
-        return self.model_dump_json(indent=indent)
-
-    @classmethod
-    def from_json(cls, text: str) -> RunMetrics:
-        """Parse what :meth:`to_json` produced."""
-        return cls.model_validate_json(text)
-
-    def find(self, target: str, mode: str) -> TargetMetrics | None:
-        """The metrics of one target label and mode, if present."""
-        return next((t for t in self.targets if t.target == target and t.mode == mode), None)
-
-
-def _no_cases() -> CaseSummaries:
-    from fcbench.metrics.cases import CaseSummaries
-
-    return CaseSummaries()

@@ -18,8 +18,8 @@ from pathlib import Path
 from fcbench.metrics.fast.parallel import runs_metrics
 from fcbench.metrics.fast.partition import Parts, parts_of
 from fcbench.metrics.fast.run import run_metrics
-from fcbench.metrics.models import RunMetrics
 from fcbench.metrics.observe import RecordObserver
+from fcbench.metrics.result import RunMetrics
 
 
 def metrics_of(

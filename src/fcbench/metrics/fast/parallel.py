@@ -16,7 +16,7 @@ from pathlib import Path
 
 from fcbench.metrics.fast.partition import Parts, parts_of, usable_cpus, worker_context
 from fcbench.metrics.fast.run import run_metrics
-from fcbench.metrics.models import RunMetrics
+from fcbench.metrics.result import RunMetrics
 from fcbench.store.records import RECORDS_FILE
 
 PARALLEL_MIN_BYTES = 32 * 2**20

@@ -26,8 +26,8 @@ from typing import Any, Literal
 
 from fcbench.metrics.aggregate import RunAccumulator, finish_parts, needs_parity
 from fcbench.metrics.fast.lines import Share, fold_lines
-from fcbench.metrics.models import RunMetrics
 from fcbench.metrics.partial import RunPart, Unsplittable
+from fcbench.metrics.result import RunMetrics
 from fcbench.store.records import RECORDS_FILE, Manifest
 
 SPLIT_MIN_BYTES = 96 * 2**20

@@ -13,8 +13,8 @@ from fcbench.grading.regrade import regrader
 from fcbench.metrics.aggregate import RunAccumulator, keeps_parity
 from fcbench.metrics.fast.lines import Regrade, fold_lines
 from fcbench.metrics.fast.partition import fold_in_parts
-from fcbench.metrics.models import RunMetrics
 from fcbench.metrics.observe import RecordObserver
+from fcbench.metrics.result import RunMetrics
 from fcbench.store.records import Manifest, read_manifest
 from fcbench.store.view import RecordView, regrade_view
 from fcbench.suite.loader import load_suite
