@@ -216,9 +216,7 @@ def module_graph() -> dict[str, set[str]]:
                 imported = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 imported = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-            edges.update(
-                m for m in imported if m in modules and m != name and not name.startswith(m + ".")
-            )
+            edges.update(m for m in imported if m in modules and m != name and not name.startswith(m + "."))
     return graph
 
 
