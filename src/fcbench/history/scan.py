@@ -20,8 +20,8 @@ from fcbench.endpoints import target_label
 from fcbench.errors import FcbenchError
 from fcbench.grading.inputs import anomaly_codes
 from fcbench.history.patterns import Observed, PatternKey, failure_type, patterns_of
-from fcbench.store.view import complete_lines
 from fcbench.store.records import RECORDS_FILE, Manifest
+from fcbench.store.view import complete_lines
 from fcbench.suite.loader import Suite, load_suite
 from fcbench.suite.models import Case, ExpectClarification, ExpectTool, ExpectTools
 

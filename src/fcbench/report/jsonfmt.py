@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 import msgspec
 
@@ -154,7 +154,7 @@ def _case_blocks(cases: CaseSummaries) -> Iterator[bytes]:
         yield b"    " + b",\n    ".join(block)
 
 
-def write_json(metrics: RunMetrics, out: BinaryIO) -> None:
+def write_json(metrics: RunMetrics, out: IO[bytes]) -> None:
     """Write the metrics to ``out`` as indented JSON and a newline, the same bytes as
     :func:`render_json`, streaming the case summaries."""
     head = metrics.model_copy(update={"cases": CaseSummaries()}).to_json(indent=2)

@@ -92,7 +92,6 @@ class Suite:
         raise CaseError(f"no case {case_id!r} in suite {self.info.name!r}", path=str(self.path))
 
 
-
 class SuiteReader:
     """State of one suite load: the folder, the problems found and the texts read for the hash."""
 
