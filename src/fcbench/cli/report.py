@@ -32,13 +32,10 @@ def report(
     Examples: fcbench report runs/RUN_ID; fcbench report runs/RUN_ID -f html -o report.html;
     fcbench report runs/RUN_ID -f json --profile strict,repairs
     """
-    from fcbench.errors import ConfigError
     from fcbench.report.render import FORMATS, render_profiles, render_report
 
-    if fmt not in FORMATS:
-        raise ConfigError(
-            f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}", key="--format"
-        )
+    if fmt not in FORMATS:  # a usage error (exit 2), however the command is invoked
+        raise typer.BadParameter(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")
     profiles = [p.strip() for p in profile.split(",") if p.strip()]
     if fmt == "json" and len(profiles) <= 1:
         _stream_json(run, output, mode or None, profiles[0] if profiles else "strict")
