@@ -35,7 +35,8 @@ def report(
     from fcbench.report.render import FORMATS, render_profiles, render_report
 
     if fmt not in FORMATS:  # a usage error (exit 2), however the command is invoked
-        raise typer.BadParameter(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        message = f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}"
+        raise typer.BadParameter(message, param_hint="'--format'")
     profiles = [p.strip() for p in profile.split(",") if p.strip()]
     if fmt == "json" and len(profiles) <= 1:
         _stream_json(run, output, mode or None, profiles[0] if profiles else "strict")
