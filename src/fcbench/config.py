@@ -367,6 +367,70 @@ def _read_config_text(path: Path) -> str:
         raise ConfigError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=str(path)) from exc
 
 
+class GateFlags(BaseModel):
+    """Gate thresholds given as command-line flags; one that is set wins over the config's ``gate:``
+    block (a mapping merges entry by entry), one left None keeps the config's."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min_coverage: float | None = None
+    """``--min-coverage``."""
+    min_pass_rate: float | None = None
+    """``--min-pass-rate``."""
+    min_pass_rate_by_category: dict[str, float] | None = None
+    """``--min-category-pass-rate CATEGORY=RATE`` (repeatable)."""
+    min_pass_rate_by_tag: dict[str, float] | None = None
+    """``--min-tag-pass-rate TAG=RATE`` (repeatable)."""
+    fail_fast: int | None = None
+    """``--fail-fast``."""
+    max_unsafe_writes: int | None = None
+    """``--max-unsafe-writes``."""
+
+
+class CommandLine(BaseModel):
+    """Run options given on the command line, typed: each one that is set (not None, not empty) wins
+    over the config file's value of the same key; :func:`load_config` applies them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    suite: str | None = None
+    """``--suite``."""
+    tools_from_mcp: list[str] | None = None
+    """``--tools-from-mcp`` (repeatable)."""
+    tool_faults: list[str] | None = None
+    """``--tool-fault`` (repeatable)."""
+    continuation: str | None = None
+    """``--continuation``."""
+    targets: list[str] | None = None
+    """``--target`` (repeatable)."""
+    repeats: int | None = None
+    """``--repeats``."""
+    concurrency: int | None = None
+    """``--concurrency``."""
+    categories: list[str] | None = None
+    """``--category`` (repeatable)."""
+    tags: list[str] | None = None
+    """``--tag`` (repeatable)."""
+    cases: list[str] | None = None
+    """``--case`` (repeatable)."""
+    modes: list[str] | None = None
+    """``--mode`` (repeatable)."""
+    seed: int | None = None
+    """``--seed``."""
+    exclude_tags: list[str] | None = None
+    """``--exclude-tag`` (repeatable)."""
+    sample: int | None = None
+    """``--sample``."""
+    gate: GateFlags = GateFlags()
+    """The gate flags."""
+
+    def settings(self) -> list[tuple[str, Any]]:
+        """``(key, value)`` of every option that is set, gate flags as ``gate.<key>``."""
+        top = [(name, getattr(self, name)) for name in type(self).model_fields if name != "gate"]
+        gate = [(f"gate.{name}", getattr(self.gate, name)) for name in GateFlags.model_fields]
+        return [(key, value) for key, value in [*top, *gate] if value not in (None, [], {})]
+
+
 def _spellings(model: type[BaseModel], name: str) -> set[str]:
     """``name`` and its camelCase alias, when ``model`` has a field of that name."""
     field = model.model_fields.get(name)
@@ -399,12 +463,10 @@ def _apply_override(data: dict[str, Any], key: str, value: Any) -> None:
 
 
 def load_config(
-    path: Path | None, overrides: dict[str, Any] | None = None, *, base: dict[str, Any] | None = None
+    path: Path | None, flags: CommandLine | None = None, *, base: dict[str, Any] | None = None
 ) -> RunConfig:
-    """Load ``path`` (YAML or JSON; None means ``base``, else defaults) and apply non-None ``overrides``.
-
-    An override key ``section.key`` sets one key of a nested section (``gate.min_coverage``).
-    """
+    """Load ``path`` (YAML or JSON; None means ``base``, else defaults) and apply the command line's
+    ``flags`` that are set (each wins over the file's value of its key)."""
     data: dict[str, Any] = dict(base or {})
     where = str(path) if path else "command line"
     if path is not None:
@@ -435,9 +497,8 @@ def load_config(
         if not isinstance(loaded, dict):
             raise ConfigError("config must be a mapping of keys to values", path=str(path))
         data = loaded
-    for key, value in (overrides or {}).items():
-        if value is not None and value != [] and value != {}:
-            _apply_override(data, key, value)
+    for key, value in (flags or CommandLine()).settings():
+        _apply_override(data, key, value)
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.config import load_config
+from fcbench.config import CommandLine, load_config
 from fcbench.endpoints import DEFAULT_TARGETS
 from fcbench.errors import ConfigError
 
@@ -48,7 +48,7 @@ def test_yaml_endpoints_and_flag_overrides(tmp_path: Path) -> None:
         "  mylab: {dialect: openai-chat, base_url: 'http://127.0.0.1:8000/v1', api_key_env: MYLAB_KEY}\n"
         "targets: ['mylab:qwen2.5-7b']\nrepeats: 2\n"
     )
-    cfg = load_config(path, {"repeats": 7, "targets": None})
+    cfg = load_config(path, CommandLine(repeats=7, targets=None))
     assert cfg.repeats == 7
     assert cfg.target_specs() == ["mylab:qwen2.5-7b"]
     endpoint = cfg.user_endpoints()["mylab"]
@@ -90,5 +90,5 @@ def test_non_utf8_config_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_config_hash_ignores_concurrency_but_not_repeats() -> None:
     base = load_config(None)
-    assert load_config(None, {"concurrency": 99}).hash() == base.hash()
-    assert load_config(None, {"repeats": 9}).hash() != base.hash()
+    assert load_config(None, CommandLine(concurrency=99)).hash() == base.hash()
+    assert load_config(None, CommandLine(repeats=9)).hash() != base.hash()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.config import load_config
+from fcbench.config import CommandLine, GateFlags, load_config
 from fcbench.errors import ConfigError
 
 README_GATE = "gate: {minCoverage: 0.95, minPassRateByCategory: {normal: 0.9, boundary: 0.5}, failFast: 3}\n"
@@ -22,15 +22,15 @@ README_GATE = "gate: {minCoverage: 0.95, minPassRateByCategory: {normal: 0.9, bo
 def test_a_camel_or_snake_case_gate_block_merges_with_every_gate_flag(tmp_path: Path, text: str) -> None:
     path = tmp_path / "fcbench.yaml"
     path.write_text(text)
-    overrides = {
-        "gate.min_coverage": 0.5,
-        "gate.min_pass_rate": 0.7,
-        "gate.min_pass_rate_by_category": {"normal": 0.99},
-        "gate.min_pass_rate_by_tag": {"types": 0.8},
-        "gate.fail_fast": 5,
-        "gate.max_unsafe_writes": 2,
-    }
-    gate = load_config(path, overrides).gate
+    flags = GateFlags(
+        min_coverage=0.5,
+        min_pass_rate=0.7,
+        min_pass_rate_by_category={"normal": 0.99},
+        min_pass_rate_by_tag={"types": 0.8},
+        fail_fast=5,
+        max_unsafe_writes=2,
+    )
+    gate = load_config(path, CommandLine(gate=flags)).gate
     assert gate.min_coverage == 0.5
     assert gate.min_pass_rate == 0.7
     # a flag's entry wins over the config's; the config's other entries stay
@@ -43,7 +43,7 @@ def test_a_camel_or_snake_case_gate_block_merges_with_every_gate_flag(tmp_path: 
 def test_without_flags_the_config_gate_is_kept_and_unsafe_writes_default_to_zero(tmp_path: Path) -> None:
     path = tmp_path / "fcbench.yaml"
     path.write_text(README_GATE)
-    gate = load_config(path, {"gate.min_coverage": None}).gate
+    gate = load_config(path, CommandLine(gate=GateFlags(min_coverage=None))).gate
     assert (gate.min_coverage, gate.fail_fast, gate.max_unsafe_writes) == (0.95, 3, 0)
     assert gate.min_pass_rate_by_category == {"normal": 0.9, "boundary": 0.5}
 

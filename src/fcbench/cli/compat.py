@@ -80,7 +80,7 @@ def compat_command(
     from fcbench.compat.classify import classify
     from fcbench.compat.probes import prepare_compat
     from fcbench.compat.render import FORMATS, render, render_json
-    from fcbench.config import load_config
+    from fcbench.config import CommandLine, load_config
     from fcbench.run import execute
     from fcbench.store.records import RECORDS_FILE
     from fcbench.store.view import iter_views
@@ -92,7 +92,7 @@ def compat_command(
             f"--strict must be one of {', '.join(_STRICT_CHOICES)}, not {strict!r}", key="--strict"
         )
     strict_choice: StrictChoice = strict  # type: ignore[assignment]
-    cfg = load_config(config, {"targets": target, "repeats": repeats, "concurrency": concurrency})
+    cfg = load_config(config, CommandLine(targets=target, repeats=repeats, concurrency=concurrency))
     spec, plan = prepare_compat(
         cfg, out_root=out, probes=probe, strict=strict_choice, suite=suite, only_suite=only_suite
     )

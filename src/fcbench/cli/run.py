@@ -129,38 +129,40 @@ def run_command(
     import asyncio
 
     from fcbench.cli.common import check_input_paths, interruptible, managed_services, progress_sink
-    from fcbench.config import load_config
-    from fcbench.report.gate import check_gate, check_gate_names, run_unsafe_writes
-    from fcbench.report.terminal import data_console, print_summary, terminal_text
+    from fcbench.config import CommandLine, GateFlags, load_config
+    from fcbench.report.gate import check_gate_names
+    from fcbench.report.terminal import data_console, terminal_text
     from fcbench.run import estimate, execute, prepare, resume_base
     from fcbench.run.plan import Shard
 
-    overrides = {
-        "suite": suite,
-        "tools_from_mcp": tools_from_mcp,
-        "tool_faults": tool_faults,
-        "continuation": continuation,
-        "targets": target,
-        "repeats": repeats,
-        "concurrency": concurrency,
-        "categories": category,
-        "tags": tag,
-        "cases": case,
-        "modes": mode,
-        "seed": seed,
-        "exclude_tags": exclude_tag,
-        "sample": sample,
-        "gate.min_coverage": min_coverage,
-        "gate.min_pass_rate": min_pass_rate,
-        "gate.min_pass_rate_by_category": rate_pairs(min_category_pass_rate, "--min-category-pass-rate"),
-        "gate.min_pass_rate_by_tag": rate_pairs(min_tag_pass_rate, "--min-tag-pass-rate"),
-        "gate.fail_fast": fail_fast,
-        "gate.max_unsafe_writes": max_unsafe_writes,
-    }
+    flags = CommandLine(
+        suite=suite,
+        tools_from_mcp=tools_from_mcp,
+        tool_faults=tool_faults,
+        continuation=continuation,
+        targets=target,
+        repeats=repeats,
+        concurrency=concurrency,
+        categories=category,
+        tags=tag,
+        cases=case,
+        modes=mode,
+        seed=seed,
+        exclude_tags=exclude_tag,
+        sample=sample,
+        gate=GateFlags(
+            min_coverage=min_coverage,
+            min_pass_rate=min_pass_rate,
+            min_pass_rate_by_category=rate_pairs(min_category_pass_rate, "--min-category-pass-rate"),
+            min_pass_rate_by_tag=rate_pairs(min_tag_pass_rate, "--min-tag-pass-rate"),
+            fail_fast=fail_fast,
+            max_unsafe_writes=max_unsafe_writes,
+        ),
+    )
     # A resume without --config takes the plan of the directory's config.json, never its endpoints,
     # headers or MCP commands (see fcbench.run.pins); with --config, the user's file is the config.
     stored = resume_base(resume) if resume is not None and config is None else None
-    cfg = load_config(config, overrides, base=stored.data if stored else None)
+    cfg = load_config(config, flags, base=stored.data if stored else None)
     check_mode_options(cfg)
     check_input_paths(cfg.suite)
     shard_spec = Shard.parse(shard) if shard else None
@@ -193,6 +195,14 @@ def run_command(
                 )
             )
             raise typer.Exit(interruption.exit_code) from None
+    summarise_and_gate(result, cfg)
+
+
+def summarise_and_gate(result: RunResult, cfg: RunConfig) -> None:
+    """Print the run's summary and what it recorded; exit 1 naming each failure of its gate."""
+    from fcbench.report.gate import check_gate, run_unsafe_writes
+    from fcbench.report.terminal import data_console, print_summary, terminal_text
+
     out_console = data_console()
     metrics = print_summary(out_console, result.run_dir)
     out_console.print(
