@@ -47,20 +47,22 @@ def node_of(path: Path) -> str:
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
-def imported_nodes(path: Path) -> Iterator[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        names: list[str] = []
+def imported_names(path: Path) -> Iterator[str]:
+    """Every dotted name a module imports, at module level or inside a function alike: ``import a.b``
+    gives ``a.b``; ``from a import b`` gives ``a`` and ``a.b`` (``b`` may be a module or a name)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
+            yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module]
-            if node.module == "fcbench":
-                names = [f"fcbench.{alias.name}" for alias in node.names]
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "fcbench" and len(parts) > 1:
-                yield parts[1]
+            yield node.module
+            yield from (f"{node.module}.{alias.name}" for alias in node.names)
+
+
+def imported_nodes(path: Path) -> Iterator[str]:
+    for name in imported_names(path):
+        parts = name.split(".")
+        if parts[0] == "fcbench" and len(parts) > 1:
+            yield parts[1]
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -210,13 +212,9 @@ def module_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         edges = graph.setdefault(name, set())
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            imported: list[str] = []
-            if isinstance(node, ast.Import):
-                imported = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                imported = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-            edges.update(m for m in imported if m in modules and m != name and not name.startswith(m + "."))
+        edges.update(
+            m for m in imported_names(path) if m in modules and m != name and not name.startswith(m + ".")
+        )
     return graph
 
 

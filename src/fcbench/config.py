@@ -367,11 +367,20 @@ def _read_config_text(path: Path) -> str:
         raise ConfigError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=str(path)) from exc
 
 
-class GateFlags(BaseModel):
-    """Gate thresholds given as command-line flags; one that is set wins over the config's ``gate:``
-    block (a mapping merges entry by entry), one left None keeps the config's."""
+class _Flags(BaseModel):
+    """Options given on the command line: those that are set win over the config file's keys."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def set_options(self) -> list[tuple[str, Any]]:
+        """``(key, value)`` of every option that is set (not None, not empty); sections left out."""
+        pairs = [(name, getattr(self, name)) for name in type(self).model_fields]
+        return [(k, v) for k, v in pairs if not isinstance(v, _Flags) and v not in (None, [], {})]
+
+
+class GateFlags(_Flags):
+    """Gate thresholds given as command-line flags; one that is set wins over the config's ``gate:``
+    block (a mapping merges entry by entry), one left None keeps the config's."""
 
     min_coverage: float | None = None
     """``--min-coverage``."""
@@ -387,11 +396,9 @@ class GateFlags(BaseModel):
     """``--max-unsafe-writes``."""
 
 
-class CommandLine(BaseModel):
+class CommandLine(_Flags):
     """Run options given on the command line, typed: each one that is set (not None, not empty) wins
     over the config file's value of the same key; :func:`load_config` applies them."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     suite: str | None = None
     """``--suite``."""
@@ -424,12 +431,6 @@ class CommandLine(BaseModel):
     gate: GateFlags = GateFlags()
     """The gate flags."""
 
-    def settings(self) -> list[tuple[str, Any]]:
-        """``(key, value)`` of every option that is set, gate flags as ``gate.<key>``."""
-        top = [(name, getattr(self, name)) for name in type(self).model_fields if name != "gate"]
-        gate = [(f"gate.{name}", getattr(self.gate, name)) for name in GateFlags.model_fields]
-        return [(key, value) for key, value in [*top, *gate] if value not in (None, [], {})]
-
 
 def _spellings(model: type[BaseModel], name: str) -> set[str]:
     """``name`` and its camelCase alias, when ``model`` has a field of that name."""
@@ -437,29 +438,30 @@ def _spellings(model: type[BaseModel], name: str) -> set[str]:
     return {name} | ({field.alias} if field is not None and field.alias else set())
 
 
-def _apply_override(data: dict[str, Any], key: str, value: Any) -> None:
-    """Set one flag's value in the loaded config ``data`` (the flag wins over the file).
-
-    ``section.key`` sets one key of a nested section (``gate.min_coverage``), the rest kept. The file's
-    own spelling of that key (``minCoverage``) is replaced, not kept beside it; a mapping value
-    (``gate.min_pass_rate_by_category``) is merged entry by entry into the file's.
-    """
-    section, dot, name = key.partition(".")
-    target, field = (data, key)
-    if dot:
-        nested = data.get(section)
-        target = dict(nested) if isinstance(nested, dict) else {}
-        data[section] = target
-        field = name
-    section_field = RunConfig.model_fields.get(section) if dot else None
-    annotation = section_field.annotation if section_field is not None else RunConfig
-    model = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else RunConfig
+def _set_option(target: dict[str, Any], model: type[BaseModel], name: str, value: Any) -> None:
+    """Set option ``name`` of ``model`` in ``target`` (the loaded config or one of its sections) to a
+    flag's ``value``: the file's own spelling of that key (``minCoverage``) is replaced, not kept
+    beside it, and a mapping value (``min_pass_rate_by_category``) is merged entry by entry."""
     previous: Any = None
-    for spelling in _spellings(model, field):
+    for spelling in _spellings(model, name):
         previous = target.pop(spelling, previous)
     if isinstance(value, dict) and isinstance(previous, dict):
         value = {**previous, **value}
-    target[field] = value
+    target[name] = value
+
+
+def _apply_flags(data: dict[str, Any], flags: CommandLine) -> None:
+    """Apply the set ``flags`` to the loaded config ``data`` (the flag wins over the file); the gate
+    flags set keys of its ``gate`` section, the rest of the section kept."""
+    for name, value in flags.set_options():
+        _set_option(data, RunConfig, name, value)
+    gate_options = flags.gate.set_options()
+    if gate_options:
+        section = data.get("gate")
+        gate = dict(section) if isinstance(section, dict) else {}
+        for name, value in gate_options:
+            _set_option(gate, Gate, name, value)
+        data["gate"] = gate
 
 
 def load_config(
@@ -497,8 +499,8 @@ def load_config(
         if not isinstance(loaded, dict):
             raise ConfigError("config must be a mapping of keys to values", path=str(path))
         data = loaded
-    for key, value in (flags or CommandLine()).settings():
-        _apply_override(data, key, value)
+    if flags is not None:
+        _apply_flags(data, flags)
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:

@@ -224,7 +224,6 @@ class _Workers:
         concurrency: int,
     ) -> None:
         self.ctx, self.queue, self.observe, self.recorder = ctx, queue, observe, recorder
-        self.guard = recorder.guard
         self.waiting: asyncio.Queue[Played] = asyncio.Queue(maxsize=max(concurrency, 1))
 
     async def run(self, count: int, writer: RecordWriter, sink: ProgressSink) -> None:
@@ -256,9 +255,9 @@ class _Workers:
         for planned in self.queue:
             label = planned.target.label
             await self.recorder.room_for(label)
-            lock = self.guard.lock(label)
+            lock = self.recorder.guard.lock(label)
             if lock is None:
-                if label not in self.guard.stopped:
+                if label not in self.recorder.guard.stopped:
                     played = await self.play(planned)
                     try:
                         await self.waiting.put(played)
@@ -267,7 +266,7 @@ class _Workers:
                         raise
                 continue
             async with lock:
-                if label not in self.guard.stopped:
+                if label not in self.recorder.guard.stopped:
                     await self.recorder.finish_in_turn(await self.play(planned))
 
     async def finisher(self) -> None:

@@ -279,10 +279,10 @@ def _fanout(best: Candidate) -> list[PlannedCall]:
 
 
 def _careful_abstention(
-    text: str, ranked: list[Candidate], infos: list[ToolInfo], allowed: list[ToolInfo], banned: set[str]
+    text: str, ranked: list[Candidate], allowed: list[ToolInfo], banned: list[ToolInfo], strong: bool
 ) -> tuple[str, str] | None:
-    """Why a careful model declines ``text`` before choosing a tool (``(reason, subject)``), or None."""
-    strong = _has_strong_value(ranked)
+    """Why a careful model declines ``text`` before choosing a tool (``(reason, subject)``), or None;
+    ``banned``: the tools the system prompt forbids; ``strong``: a value was read with strong evidence."""
     destructive = tx.action_words(text) & tx.DESTRUCTIVE_CONCEPTS
     settled = ranked[0].extraction.complete and len(ranked[0].extraction.values) >= 2
     if tx.is_policy_question(text) and not strong and not settled:
@@ -291,7 +291,7 @@ def _careful_abstention(
         return "bulk", sorted(destructive)[0]
     for action in sorted(tx.action_words(text) & tx.WRITE_CONCEPTS):
         if not any(action in i.all_concepts for i in allowed):
-            banned_cover = any(action in i.all_concepts for i in infos if i.tool.name in banned)
+            banned_cover = any(action in i.all_concepts for i in banned)
             return ("forbidden" if banned_cover else "unsupported"), action
     missing_tool = unknown_tool(text, allowed)
     if missing_tool is not None and ranked[0].relevance < 10:
@@ -316,8 +316,8 @@ def _refund_step(
     text: str, best: Candidate, ranked: list[Candidate], policy: Policy
 ) -> Candidate | PlannedCall | str:
     """What a careful model does before a refund-like write: the write itself (a candidate, maybe
-    another write that fits the order's state), a state check first (a planned call), or the reason to
-    decline (a string)."""
+    another write that fits the order's state), a state check first (a planned call), or the unpaid
+    state it declines for (a string)."""
     state = policy.state or stated_state(text)
     if state is None and policy.check_state_first:
         checker = _state_checker(best, ranked)
@@ -326,7 +326,7 @@ def _refund_step(
         return best
     writes = (c for c in ranked if c.info.write and c is not best and c.extraction.complete)
     other = next((c for c in writes if tx.action_words(text) & c.info.name_concepts), None)
-    return "unpaid:" + state.lower() if other is None or state.lower() != "pending" else other
+    return state.lower() if other is None or state.lower() != "pending" else other
 
 
 def plan(
@@ -348,6 +348,7 @@ def plan(
     infos = [profile(t) for t in tools]
     banned = forbidden_tools(system, infos) if policy.careful else set()
     allowed = [i for i in infos if i.tool.name not in banned]
+    forbidden = [i for i in infos if i.tool.name in banned]
     ranked = rank(text, allowed, memory)
 
     def abstain(reason: str, subject: str = "") -> Plan:
@@ -356,10 +357,10 @@ def plan(
     if not ranked:
         return abstain("no_tool")
     sentences = tx.sentences(text)
-    smalltalk = sentences and all(tx.is_smalltalk(s) or not tx.concepts(s) for s in sentences)
-    if smalltalk and not _has_strong_value(ranked):
+    strong = _has_strong_value(ranked)
+    if sentences and all(tx.is_smalltalk(s) or not tx.concepts(s) for s in sentences) and not strong:
         return abstain("greeting")
-    if policy.careful and (declined := _careful_abstention(text, ranked, infos, allowed, banned)):
+    if policy.careful and (declined := _careful_abstention(text, ranked, allowed, forbidden, strong)):
         return abstain(*declined)
     best = ranked[0]
     if best.relevance < policy.min_relevance and best.extraction.strength() < 2.5:
@@ -371,7 +372,7 @@ def plan(
     if policy.careful and best.info.write and "refund" in best.info.all_concepts:
         step = _refund_step(text, best, ranked, policy)
         if isinstance(step, str):
-            return abstain("unpaid", subject=step.removeprefix("unpaid:"))
+            return abstain("unpaid", subject=step)
         if isinstance(step, PlannedCall):
             return Plan("calls", (step,), ranked=tuple(ranked), injected=injected, target=best)
         best = step
