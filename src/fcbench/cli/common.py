@@ -177,13 +177,14 @@ def managed_services(
 
 @contextlib.contextmanager
 def local_service(name: str, console: Console) -> Iterator[RunningService]:
-    """Assemble (once) and serve the local catalogue model ``name``."""
-    from fcbench.local import LocalServer, cache_dir, ensure_model, find_model, require_engine
+    """Assemble (once) and serve the local catalogue model ``name`` (``MODEL`` or ``MODEL@VARIANT``)."""
+    from fcbench.local import LocalServer, cache_dir, ensure_model, find_served, require_engine
 
-    model = find_model(name)
+    served = find_served(name)
     require_engine()
     cache = cache_dir(os.environ)
-    path = ensure_model(model, cache, say=lambda line: console.print(terminal_text(line)))
+    path = ensure_model(served.model, cache, say=lambda line: console.print(terminal_text(line)))
     console.print(terminal_text(f"starting llama.cpp's server for {name} ..."))
-    with LocalServer(model, path, log_path=cache / "logs" / f"{name}.log") as server:
+    log_path = cache / "logs" / f"{name}.log"
+    with LocalServer(served.model, path, log_path=log_path, variant=served.variant) as server:
         yield RunningService(server.url, server.pins())

