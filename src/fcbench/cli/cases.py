@@ -66,7 +66,7 @@ REVIEW_TAG_PREFIX = "needs-review:"
 
 def pending_cases(suite: Suite) -> list[Case]:
     """The cases whose expectation no person has confirmed yet (``label: pending``)."""
-    return [case for case in suite.cases if case.label == "pending"]
+    return [case for case in suite.cases if case.pending]
 
 
 def review_flags(case: Case) -> list[str]:
@@ -100,10 +100,12 @@ def review_command(
     Example: fcbench cases review imported/
     """
     from fcbench.report.terminal import data_console, terminal_text
+    from fcbench.suite.lint import pending_write_suspects
     from fcbench.suite.loader import load_suite
 
     loaded = load_suite(suite)
     pending = pending_cases(loaded)
+    questions = pending_write_suspects(loaded)
     console = data_console()
     if as_json:
         rows = [
@@ -118,7 +120,9 @@ def review_command(
             for case in pending
         ]
         console.print_json(
-            json.dumps({"suite": loaded.info.name, "cases": len(loaded.cases), "pending": rows})
+            json.dumps(
+                {"suite": loaded.info.name, "cases": len(loaded.cases), "pending": rows, "writes": questions}
+            )
         )
         return
     table = Table(title=terminal_text(f"{loaded.info.name} {loaded.info.dataset_version}: pending cases"))
@@ -138,6 +142,8 @@ def review_command(
             'confirm a case by setting "label": "confirmed" in its line (after checking "expected")'
         )
     )
+    for question in questions:
+        console.print(terminal_text(f"does it write? {question}"))
 
 
 def validate_command(
@@ -150,7 +156,7 @@ def validate_command(
     """
     from fcbench.errors import CaseError
     from fcbench.report.terminal import data_console, terminal_text
-    from fcbench.suite.lint import CATEGORIES, minimum_shortfalls, pattern_warnings
+    from fcbench.suite.lint import CATEGORIES, imported_write_suspects, minimum_shortfalls, pattern_warnings
     from fcbench.suite.loader import load_suite
 
     loaded = load_suite(suite)
@@ -159,7 +165,7 @@ def validate_command(
         info_file = loaded.path if loaded.path.is_file() else loaded.path / "suite.json"
         raise CaseError("; ".join(shortfalls), path=str(info_file))
     summary = summarise(loaded)
-    warnings = pattern_warnings(loaded)
+    warnings = [*imported_write_suspects(loaded), *pattern_warnings(loaded)]
     console = data_console()
     if as_json:
         count = len(pending_cases(loaded))

@@ -134,6 +134,7 @@ def run_command(
     from fcbench.report.terminal import data_console, terminal_text
     from fcbench.run import estimate, execute, prepare, resume_base
     from fcbench.run.plan import Shard
+    from fcbench.suite.lint import imported_write_suspects
 
     flags = CommandLine(
         suite=suite,
@@ -177,6 +178,8 @@ def run_command(
     spec = prepare(cfg, out_root=out, resume_dir=resume, shard=shard_spec, left_out=left_out)
     check_gate_names(cfg.gate, *suite_names(spec))
     console = data_console(stderr=True)
+    for warning in imported_write_suspects(spec.suite):
+        console.print(terminal_text(f"warning: {warning}"))
     sink = progress_sink(console) if progress else None
     with (
         interruptible() as interruption,

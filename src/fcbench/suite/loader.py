@@ -2,7 +2,7 @@
 
 A suite is a folder, or one YAML or JSON file holding the same parts (:mod:`fcbench.suite.onefile`)::
 
-    suite.json                 {"name", "dataset_version", "description", "minimums"}
+    suite.json                 {"name", "dataset_version", "description", "minimums", "writes"}
     system.txt                 optional: the system prompt (absent or empty: no system prompt is sent)
     tools.<set>.json           {"tools": [...]} one file per tool set: tools.core.json is set "core",
                                tools.compatibility.json is set "compatibility", and so on; the list
@@ -43,6 +43,7 @@ from fcbench.suite.parts import (
     Report,
     Suite,
     SuiteReader,
+    apply_writes,
     check_case,
     check_case_ids,
     check_claims,
@@ -125,15 +126,17 @@ def _whole(reader: SuiteReader, name: str, text: str) -> Report:
     return lambda findings: reader.add_findings(name, text, (0, len(text)), findings)
 
 
-def _load_info(reader: SuiteReader) -> SuiteInfo | None:
+def _load_info(reader: SuiteReader) -> tuple[SuiteInfo | None, Report]:
+    """The suite's identity, and where problems of ``suite.json``'s keys go."""
     loaded = reader.read_json(SUITE_FILE)
     if loaded is None:
-        return None
+        return None, _whole(reader, SUITE_FILE, "")
     text, data = loaded
+    report = _whole(reader, SUITE_FILE, text)
     if not isinstance(data, dict):
         reader.problems.add(reader.display(SUITE_FILE), 1, "must be a JSON object")
-        return None
-    return check_info(data, _whole(reader, SUITE_FILE, text))
+        return None, report
+    return check_info(data, report), report
 
 
 def _load_optional(reader: SuiteReader, name: str) -> tuple[str, Any] | None:
@@ -244,9 +247,10 @@ def load_suite(name_or_path: str | Path, tool_sources: Sequence[str] = ()) -> Su
     if path.is_file():
         return load_one_file(path, sourced)
     reader = SuiteReader(path)
-    info = _load_info(reader)
+    info, info_report = _load_info(reader)
     system = reader.read_text(SYSTEM_FILE, may_be_empty=True) if (path / SYSTEM_FILE).exists() else ""
     context = with_sources(_load_tool_sets(reader, [s.tool_set for s in sourced]), sourced)
+    context = apply_writes(context, info, info_report)
     cases = _load_cases(reader, context)
     if (path / STORE_FILE).is_file():
         reader.read_json(STORE_FILE)  # the fake tools' data is part of what a recovery run measures

@@ -226,6 +226,11 @@ class Case(_Strict):
     """``pending``: ``expected`` was prefilled (from a production log) and no person has confirmed
     it yet (``fcbench cases review`` lists them); ``confirmed`` or absent: a person wrote or checked it."""
 
+    @property
+    def pending(self) -> bool:
+        """Whether no person has confirmed the case's expectation yet (``label: pending``)."""
+        return self.label == "pending"
+
     @field_validator("tags")
     @classmethod
     def _no_empty_tags(cls, tags: list[str]) -> list[str]:
@@ -243,3 +248,6 @@ class SuiteInfo(_Strict):
     minimums: dict[Category, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
     """Fewest cases per category the suite promises (single-turn and recovery cases together);
     ``fcbench cases validate`` fails when a category has fewer."""
+    writes: list[str] = Field(default_factory=list)
+    """Names of the tools that write: their ``side_effect`` becomes ``write`` in every tool set of the
+    suite (for tool lists pasted in a format that cannot say it); each must name a tool of a set."""

@@ -6,6 +6,7 @@
     dataset_version: "1"
     description: ...               # optional
     minimums: {normal: 50}         # optional: fewest cases per category (checked by cases validate)
+    writes: [cancel_order]         # optional: tools that write, whatever their list's format says
     system: You are ...            # optional: absent or empty, no system prompt is sent
     tools:                         # a list (tool set "core") or {set: list}; any format of
       - name: get_weather          #   fcbench.suite.imports, detected per list
@@ -43,6 +44,7 @@ from fcbench.suite.parts import (
     Report,
     Suite,
     SuiteReader,
+    apply_writes,
     check_case,
     check_case_ids,
     check_claims,
@@ -53,7 +55,18 @@ from fcbench.suite.reading import decode_text, json_error_message, json_key_line
 from fcbench.suite.tools import Finding, Key
 
 TOP_KEYS = frozenset(
-    {"name", "dataset_version", "description", "minimums", "system", "tools", "cases", "fakes", "claims"}
+    {
+        "name",
+        "dataset_version",
+        "description",
+        "minimums",
+        "writes",
+        "system",
+        "tools",
+        "cases",
+        "fakes",
+        "claims",
+    }
 )
 """The keys a one-file suite may have."""
 WRAPPER_KEYS = frozenset({"tools", "functionDeclarations", "jsonrpc"})
@@ -258,7 +271,7 @@ def load_one_file(path: Path, sourced: Sequence[SourcedTools] = ()) -> Suite:
     reader.texts[name] = text
     doc = _OneFile(reader, name, lines)
     doc.report()([Finding((key,), "unknown key") for key in document if key not in TOP_KEYS])
-    info_keys = ("name", "dataset_version", "description", "minimums")
+    info_keys = ("name", "dataset_version", "description", "minimums", "writes")
     info = check_info(
         {"name": path.stem, **{k: document[k] for k in info_keys if k in document}}, doc.report()
     )
@@ -267,7 +280,7 @@ def load_one_file(path: Path, sourced: Sequence[SourcedTools] = ()) -> Suite:
         doc.report()([Finding(("system",), "must be a string")])
     given = [s.tool_set for s in sourced]
     context, imports = _tool_sets(doc, document.get("tools"), given)
-    context = with_sources(context, sourced)
+    context = apply_writes(with_sources(context, sourced), info, doc.report())
     cases = _cases(doc, document.get("cases"), context)
     claims = check_claims(document["claims"], doc.report("claims")) if "claims" in document else ClaimRules()
     fakes = check_fakes(document["fakes"], context, doc.report("fakes")) if "fakes" in document else {}

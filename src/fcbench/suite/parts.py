@@ -196,6 +196,30 @@ def check_info(data: Any, report: Report) -> SuiteInfo | None:
     return info
 
 
+def apply_writes(context: ToolContext, info: SuiteInfo | None, report: Report) -> ToolContext:
+    """``context`` with every tool named in the suite's ``writes`` list made a ``write`` tool; a name
+    no tool set holds is a finding at ``writes[i]`` (a misspelt name never leaves a write a read)."""
+    if info is None or not info.writes:
+        return context
+    writes = set(info.writes)
+    known = {tool.name for tools in context.tool_sets.values() for tool in tools}
+    report(
+        [
+            Finding(("writes", index), f"no tool named {name!r} in any tool set")
+            for index, name in enumerate(info.writes)
+            if name not in known and not context.broken_sets
+        ]
+    )
+    sets = {
+        set_name: [
+            tool.model_copy(update={"side_effect": "write"}) if tool.name in writes else tool
+            for tool in tools
+        ]
+        for set_name, tools in context.tool_sets.items()
+    }
+    return ToolContext(sets, context.broken_sets)
+
+
 def check_claims(data: Any, report: Report) -> ClaimRules:
     """What counts as claiming a result (``claims.json`` or ``claims:``); none when invalid."""
     try:
