@@ -3,7 +3,8 @@
 :func:`grade` checks its inputs, then hands them to a grading profile. Profiles live in a
 registry (:data:`PROFILES`, name -> function from a :class:`GradeInput` to a :class:`Verdict`):
 ``strict`` is fcbench's own rules (:mod:`fcbench.grading.strict`); ``bfcl`` reproduces BFCL's AST
-checker (:mod:`fcbench.grading.bfcl`); ``repairs`` applies the strict rules after the repairs a
+checker (:mod:`fcbench.grading.bfcl`), and ``bfcl_prompt`` the same for a prompted model whose
+text in BFCL's prompt format is its answer; ``repairs`` applies the strict rules after the repairs a
 production stack commonly makes, each one recorded in ``verdict.repairs``
 (:mod:`fcbench.grading.repairs`). Another rule set is one more module and one more entry.
 
@@ -26,7 +27,7 @@ from typing import Any, Protocol
 
 from fcbench.contract import Outcome, Tool
 from fcbench.errors import CaseError, ConfigError
-from fcbench.grading.bfcl import grade_bfcl
+from fcbench.grading.bfcl import grade_bfcl, grade_bfcl_prompt
 from fcbench.grading.inputs import (
     AnomalyLike,
     GradeInput,
@@ -80,7 +81,7 @@ class GradingProfile(Protocol):
 
 
 PROFILES: Mapping[str, GradingProfile] = MappingProxyType(
-    {"strict": grade_strict, "bfcl": grade_bfcl, "repairs": grade_repairs}
+    {"strict": grade_strict, "bfcl": grade_bfcl, "bfcl_prompt": grade_bfcl_prompt, "repairs": grade_repairs}
 )
 """Grading profiles by name. ``strict`` is the default."""
 

@@ -20,6 +20,14 @@ Decisions use fcbench's taxonomy; ``passed`` follows BFCL:
   ``passed``: BFCL checks only the rules above; ``tolerant`` keys of an assertion are strict here
   (BFCL has no tolerance), and ``params_match`` is left null.
 
+The ``bfcl_prompt`` profile (:func:`grade_bfcl_prompt`) scores a model run as BFCL runs a
+prompted model: its text is the answer. A text that is a call list in BFCL's prompt format
+(``[f(a=1), g(b=2)]``, or one call, once surrounding backticks, spaces and newlines are stripped
+as BFCL's decoder strips them) is read by the one text-call extractor
+(:func:`fcbench.contract.text_calls.calls_in_text`, literals only) into those calls, which the
+rules above then score; any other text is no call (BFCL's decoder fails on it, which the
+irrelevance rule counts as no call). Real calls are scored as under ``bfcl``.
+
 The possible answer is rebuilt from the case's expectation: an exact object or
 ``requiredEquals`` gives one accepted value per key, ``oneOf`` several, an ``optional`` key gets
 ``""`` plus its ``constraints.enum`` values (any value when there is no enum); keys named
@@ -29,14 +37,16 @@ nowhere are not accepted. Accepted objects of ``object`` parameters are compared
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fcbench.contract import ProviderErrorOutcome, RefusalOutcome, ToolCall, ToolCallsOutcome
+from fcbench.contract import ProviderErrorOutcome, RefusalOutcome, TextOutcome, ToolCall, ToolCallsOutcome
 from fcbench.grading.bfcl_rules import CallProblems, check_arguments, item_type, python_type
 from fcbench.grading.calls import check_schema
 from fcbench.grading.inputs import CallSpec, GradeInput
+from fcbench.grading.repairs import calls_from_text
 from fcbench.grading.strict import written_call_judgement
 from fcbench.grading.text import given_text, read_text
 from fcbench.grading.verdict import RIGHT_DECISIONS, Decision, Verdict, WrongValue
@@ -224,8 +234,22 @@ def _verdict_fields(judgement: _Judgement, several: bool) -> dict[str, Any]:
     return {"missing": missing, "unexpected": unexpected, "wrong": wrong, "reasons": reasons, "exact": exact}
 
 
-def grade_bfcl(inp: GradeInput) -> Verdict:
-    """Grade one observation by BFCL's AST checker rules (see the module docstring)."""
+PROMPT_FORMAT = re.compile(r"\[?\s*[A-Za-z_][A-Za-z0-9_.]*\(")
+"""How a text in BFCL's prompt format starts (once BFCL's decoder stripped it): a call list or a call."""
+PROMPT_STRIP = "`\n "
+"""The characters BFCL's decoder strips from both ends of a prompted model's text."""
+
+
+def prompt_format_calls(inp: GradeInput, text: str) -> tuple[ToolCall, ...]:
+    """The calls a text in BFCL's prompt format holds (none when it is not in that format)."""
+    stripped = text.strip(PROMPT_STRIP)
+    if not PROMPT_FORMAT.match(stripped):
+        return ()
+    return tuple(calls_from_text(inp, stripped))
+
+
+def _early_verdict(inp: GradeInput) -> Verdict | None:
+    """The verdict of a provider error or a refusal (the same under both BFCL profiles), else None."""
     outcome = inp.outcome
     kind = inp.case.expected.kind
     if isinstance(outcome, ProviderErrorOutcome):
@@ -242,17 +266,13 @@ def grade_bfcl(inp: GradeInput) -> Verdict:
             anomalies=list(inp.anomalies),
             reasons=[] if no_call else [f"refused; expected {kind}"],
         )
-    calls = tuple(outcome.calls) if isinstance(outcome, ToolCallsOutcome) else ()
-    written = None if calls else written_call_judgement(inp, outcome.text)
-    if written is not None:
-        noticed = [code for code in written.anomalies if code not in inp.anomalies]
-        return Verdict(
-            passed=False,
-            decision=written.decision,
-            anomalies=[*inp.anomalies, *noticed],
-            reasons=written.reasons,
-        )
-    judgement = _JUDGES[kind](_Grader(inp), calls, outcome.text)
+    return None
+
+
+def _scored(inp: GradeInput, calls: tuple[ToolCall, ...], text: str | None, notes: list[str]) -> Verdict:
+    """The verdict of ``calls`` (and ``text``) by the BFCL rules (see the module docstring)."""
+    kind = inp.case.expected.kind
+    judgement = _JUDGES[kind](_Grader(inp), calls, text)
     fields = _verdict_fields(judgement, several=kind == "tools")
     schema = check_schema(calls, inp.tools, inp.validators)
     anomalies = list(inp.anomalies) + [code for code in schema.anomalies if code not in inp.anomalies]
@@ -267,9 +287,49 @@ def grade_bfcl(inp: GradeInput) -> Verdict:
         wrong=fields["wrong"],
         unexpected=fields["unexpected"],
         anomalies=anomalies,
-        reasons=fields["reasons"],
+        reasons=[*notes, *fields["reasons"]],
         calls_scored=len(judgement.checks),
     )
 
 
-__all__ = ["grade_bfcl", "possible_answer"]
+def grade_bfcl(inp: GradeInput) -> Verdict:
+    """Grade one observation by BFCL's AST checker rules (see the module docstring)."""
+    early = _early_verdict(inp)
+    if early is not None:
+        return early
+    outcome = inp.outcome
+    if not isinstance(outcome, ToolCallsOutcome | TextOutcome):  # handled by _early_verdict
+        raise TypeError(f"unexpected outcome kind {outcome.kind}")
+    calls = tuple(outcome.calls) if isinstance(outcome, ToolCallsOutcome) else ()
+    written = None if calls else written_call_judgement(inp, outcome.text)
+    if written is not None:
+        noticed = [code for code in written.anomalies if code not in inp.anomalies]
+        return Verdict(
+            passed=False,
+            decision=written.decision,
+            anomalies=[*inp.anomalies, *noticed],
+            reasons=written.reasons,
+        )
+    return _scored(inp, calls, outcome.text, [])
+
+
+def grade_bfcl_prompt(inp: GradeInput) -> Verdict:
+    """Grade one observation as BFCL grades a prompted model: a text in BFCL's prompt format is
+    decoded into its calls, any other text is no call (see the module docstring)."""
+    early = _early_verdict(inp)
+    if early is not None:
+        return early
+    outcome = inp.outcome
+    if not isinstance(outcome, TextOutcome):
+        return grade_bfcl(inp)
+    calls = prompt_format_calls(inp, outcome.text)
+    count = len(calls)
+    note = (
+        f"read {count} call{'' if count == 1 else 's'} from the text in BFCL's prompt format"
+        if calls
+        else "the text is no call list in BFCL's prompt format: no call, as BFCL's decoder reads it"
+    )
+    return _scored(inp, calls, None if calls else outcome.text, [note])
+
+
+__all__ = ["PROMPT_FORMAT", "grade_bfcl", "grade_bfcl_prompt", "possible_answer", "prompt_format_calls"]

@@ -216,7 +216,7 @@ class _Walk:
         return matches[0]
 
 
-def _calls_from_text(inp: GradeInput, text: str) -> list[ToolCall]:
+def calls_from_text(inp: GradeInput, text: str) -> list[ToolCall]:
     """The calls ``text`` writes, in any syntax (original BFCL names read as offered ones); a call
     of a tool that was not offered stays one, and is scored as such."""
     offered_as = {original: name for name, original in (inp.case.name_map or {}).items()}
@@ -232,7 +232,7 @@ def repair_outcome(inp: GradeInput) -> tuple[Outcome, list[Repair]]:
     outcome = inp.outcome
     repairs: list[Repair] = []
     if isinstance(outcome, TextOutcome):
-        written = _calls_from_text(inp, outcome.text)
+        written = calls_from_text(inp, outcome.text)
         if written:
             repairs += [
                 Repair(
@@ -324,4 +324,4 @@ def repair_counts(verdict: Mapping[str, Any]) -> dict[str, int]:
     return counts
 
 
-__all__ = ["exact_number", "grade_repairs", "repair_counts", "repair_outcome"]
+__all__ = ["calls_from_text", "exact_number", "grade_repairs", "repair_counts", "repair_outcome"]
