@@ -29,7 +29,7 @@ TOP_LEVEL_MODULES = {
 contract, the vocabulary itself, is a package: its models and the reading of calls written as text)."""
 
 LAYERS: list[set[str]] = [
-    {"cli"},
+    {"cli", "pytest_plugin"},
     {"run", "compat", "report", "bfcl", "logs", "view", "history"},
     {"metrics", "config"},
     {"store"},
