@@ -6,7 +6,8 @@ converts one Berkeley Function Calling Leaderboard category file into a suite fo
 
 ``fcbench import logs LOG.jsonl... --dialect D --out SUITE_DIR [--sample N --seed S] [--skip-bad]``
 turns production request/response logs (one ``{"request": ..., "response": ...}`` pair per line,
-see :mod:`fcbench.logs.entries`) into a suite of pending cases (see :mod:`fcbench.logs.cases`) and
+see :mod:`fcbench.logs.entries`; or, with ``--format otel|langfuse [--tools FILE]``, traces, see
+:mod:`fcbench.logs.formats`) into a suite of pending cases (see :mod:`fcbench.logs.cases`) and
 prints what was imported, skipped and flagged for review.
 """
 
@@ -95,25 +96,43 @@ def _print_logs_report(console: Console, report: LogImportReport, out: Path) -> 
     )
 
 
-LogsArgument = Annotated[list[Path], typer.Argument(help="JSON Lines request/response log files.")]
+LogsArgument = Annotated[
+    list[Path],
+    typer.Argument(help="Log files: request/response JSON Lines, OTLP JSON spans or a Langfuse export."),
+]
 """The log files of ``import logs`` and ``replay``."""
 DialectOption = Annotated[
-    str,
+    str | None,
     typer.Option(
-        help="Dialect of the logs (a dialect name of `fcbench targets`; one that cannot be read says why)."
+        help="Dialect of wire logs (a dialect name of `fcbench targets`; one that cannot be read says why)."
     ),
 ]
-"""The ``--dialect`` of ``import logs`` and ``replay`` (an adapter registry name)."""
+"""The ``--dialect`` of ``import logs`` and ``replay`` (an adapter registry name; wire logs only)."""
 SkipBadOption = Annotated[
     bool, typer.Option(help="Skip and count unreadable log lines instead of failing on the first.")
 ]
 """The ``--skip-bad`` of ``import logs`` and ``replay``."""
+LogFormatOption = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        "--log-format",
+        help="wire (request/response pairs, needs --dialect), otel (OTLP JSON spans) or langfuse.",
+    ),
+]
+"""The ``--format`` of ``import logs`` and ``replay`` (a name of :data:`fcbench.logs.formats.LOG_FORMATS`)."""
+ToolsOption = Annotated[
+    Path | None, typer.Option(help="Tool list offered where a trace records no tool definitions.")
+]
+"""The ``--tools`` of ``import logs`` and ``replay``."""
 
 
 def logs_command(
     logs: LogsArgument,
-    dialect: DialectOption,
     out: Annotated[Path, typer.Option("--out", "-o", help="Suite folder to write (new or empty).")],
+    dialect: DialectOption = None,
+    fmt: LogFormatOption = "wire",
+    tools: ToolsOption = None,
     sample: Annotated[
         int | None, typer.Option(help="Keep N cases, stratified by the tool called in the logged response.")
     ] = None,
@@ -125,11 +144,23 @@ def logs_command(
     """Turn production request/response logs into a suite of pending cases (review them next).
 
     Example: fcbench import logs prod.jsonl --dialect openai-chat --out imported/ --sample 50 --seed 1
+    (or: fcbench import logs spans.json --format otel --out imported/)
     """
     from fcbench.logs.cases import import_logs
+    from fcbench.logs.formats import tools_file
 
+    offered = tools_file(tools) if tools else ()
     report = import_logs(
-        logs, dialect, out, sample=sample, seed=seed, skip_bad=skip_bad, force=force, name=name
+        logs,
+        dialect,
+        out,
+        sample=sample,
+        seed=seed,
+        skip_bad=skip_bad,
+        force=force,
+        name=name,
+        fmt=fmt,
+        tools=offered,
     )
     _print_logs_report(Console(), report, out)
 

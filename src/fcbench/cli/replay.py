@@ -1,12 +1,12 @@
 """``fcbench replay``: send logged requests to a new target and compare its choices (shadow replay).
 
 ``fcbench replay LOG.jsonl... --dialect D --target ENDPOINT:MODEL [--out DIR] [--format md|json]``
-reads the logs (:mod:`fcbench.logs.entries`), sends each logged request once to the target
-without executing any tool, and prints how often the target made the same decision, called the
-same tools and sent the same arguments (:mod:`fcbench.logs.replay`). With ``--out`` the report
-(``replay.md``, ``replay.json``) and the redacted raw exchanges (``exchanges.jsonl``) are written
-there. Exit codes: 0 when something was compared, 1 when no request was replayed successfully,
-2 for bad input.
+reads the logs (:mod:`fcbench.logs.entries`; traces with ``--log-format otel|langfuse
+[--tools FILE]``), sends each logged request once to the target without executing any tool,
+and prints how often the target made the same decision, called the same tools and sent the same
+arguments (:mod:`fcbench.logs.replay`). With ``--out`` the report (``replay.md``, ``replay.json``)
+and the redacted raw exchanges (``exchanges.jsonl``) are written there. Exit codes: 0 when
+something was compared, 1 when no request was replayed successfully, 2 for bad input.
 """
 
 from __future__ import annotations
@@ -16,13 +16,17 @@ from typing import Annotated
 
 import typer
 
-from fcbench.cli.importer import DialectOption, LogsArgument, SkipBadOption
+from fcbench.cli.importer import DialectOption, LogsArgument, SkipBadOption, ToolsOption
 
 
 def replay_command(
     logs: LogsArgument,
-    dialect: DialectOption,
     target: Annotated[str, typer.Option("--target", "-t", help="ENDPOINT:MODEL to replay against.")],
+    dialect: DialectOption = None,
+    log_format: Annotated[
+        str, typer.Option("--log-format", help="wire (needs --dialect), otel (OTLP JSON spans) or langfuse.")
+    ] = "wire",
+    tools: ToolsOption = None,
     out: Annotated[
         Path | None, typer.Option(help="Folder for the report and the redacted raw exchanges.")
     ] = None,
@@ -35,6 +39,7 @@ def replay_command(
     """Shadow-replay logged requests against a new target (no tool is executed); report agreement.
 
     Example: fcbench replay prod.jsonl --dialect openai-chat --target sim:sim-careful --out replay/
+    (or: fcbench replay spans.json --log-format otel --target sim:sim-careful)
     """
     import asyncio
     from dataclasses import replace
@@ -43,16 +48,18 @@ def replay_command(
     from fcbench.cli.output import print_data
     from fcbench.endpoints import all_endpoints, parse_target
     from fcbench.errors import ConfigError
-    from fcbench.logs.entries import read_logs
+    from fcbench.logs.formats import read_log_files, tools_file
     from fcbench.logs.render import RENDERERS
     from fcbench.logs.replay import ReplayOptions, replay
+    from fcbench.logs.traces import ReadOptions
     from fcbench.redact import sanitize
     from fcbench.report.terminal import data_console, terminal_text
     from fcbench.run.plan import Target
 
     if fmt not in RENDERERS:
         raise ConfigError(f"unknown format {fmt!r}; known: {', '.join(RENDERERS)}", key="--format")
-    read = read_logs(logs, dialect, skip_bad=skip_bad)
+    offered = tools_file(tools) if tools else ()
+    read, source = read_log_files(logs, log_format, ReadOptions(dialect, skip_bad, offered))
     endpoint, model = parse_target(target, all_endpoints())
     api_key = endpoint.api_key()
     chosen = Target(endpoint, model)
@@ -68,7 +75,7 @@ def replay_command(
                 read.entries,
                 resolved,
                 api_key,
-                dialect=dialect,
+                dialect=source,
                 files=[str(p) for p in logs],
                 options=ReplayOptions(concurrency=concurrency, max_tokens=max_tokens),
                 record_dir=out,

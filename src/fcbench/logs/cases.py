@@ -40,8 +40,10 @@ from typing import Any, TypeVar
 
 from fcbench.contract import RefusalOutcome, TextOutcome, Tool, ToolCallsOutcome, UserMessage, canonical_json
 from fcbench.errors import InputError
-from fcbench.logs.entries import LogEntry, read_logs
+from fcbench.logs.entries import LogEntry
+from fcbench.logs.formats import read_log_files
 from fcbench.logs.scan import Findings, scan_json
+from fcbench.logs.traces import ReadOptions
 from fcbench.redact import Redactor
 from fcbench.suite.checks import ToolContext, case_findings
 from fcbench.suite.loader import CASES_FILE, SUITE_FILE, SYSTEM_FILE, load_suite
@@ -60,7 +62,7 @@ FALLBACK_SYSTEM = "You are a helpful assistant."
 
 SKIP_REASONS: dict[str, str] = {
     "provider_error": "the logged response is a provider error, not a model answer",
-    "no_tools": "the logged request offered no function tool",
+    "no_tools": "the logged request offered no function tool (a trace that records none: pass --tools FILE)",
     "not_user_last": "the logged request does not end with a user message (a case's prompt is one)",
     "invalid_case": "the suite checks reject the case (see detail)",
 }
@@ -86,6 +88,7 @@ class LogImportReport:
 
     files: list[str]
     dialect: str
+    """The dialect of wire logs, or the trace format (``otel``, ``langfuse``)."""
     suite: str
     dataset_version: str
     lines: int = 0
@@ -249,7 +252,7 @@ def _select(
 
 def import_logs(
     paths: Sequence[Path],
-    dialect: str,
+    dialect: str | None,
     out: Path,
     *,
     sample: int | None = None,
@@ -257,19 +260,22 @@ def import_logs(
     skip_bad: bool = False,
     force: bool = False,
     name: str | None = None,
+    fmt: str = "wire",
+    tools: Sequence[Tool] = (),
 ) -> LogImportReport:
-    """Turn request/response logs of ``dialect`` into a suite folder at ``out``; return the report.
+    """Turn logs (``fmt``, see :mod:`fcbench.logs.formats`; wire logs of ``dialect``) into a suite
+    folder at ``out``; return the report. ``tools`` are offered where a trace records none.
 
     Raises :class:`~fcbench.errors.InputError` for unreadable log lines (file and line; unless
     ``skip_bad``), a non-empty ``out`` without ``force``, and when no exchange can become a case.
     """
     if sample is not None and sample < 1:
         raise InputError(f"--sample must be at least 1, not {sample}")
-    read = read_logs(paths, dialect, skip_bad=skip_bad)
+    read, source = read_log_files(paths, fmt, ReadOptions(dialect, skip_bad, tuple(tools)))
     report = LogImportReport(
         files=[str(p) for p in paths],
-        dialect=dialect,
-        suite=name or f"logs-{dialect}",
+        dialect=source,
+        suite=name or f"logs-{source}",
         dataset_version=_dataset_version(paths),
         lines=read.lines,
         bad_lines=[f"{b.source}:{b.line}: {b.reason}" for b in read.bad],

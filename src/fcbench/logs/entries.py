@@ -58,11 +58,13 @@ class LogEntry:
     """Logged latency, when the line carries one."""
     model: str | None = None
     """The model: the line's ``model``, else the request's, else the response's."""
+    item: str | None = None
+    """What inside that line the entry was read from (a trace's span or generation), if not the line."""
 
     @property
     def where(self) -> str:
-        """``file:line`` of this entry."""
-        return f"{self.source}:{self.line}"
+        """``file:line`` of this entry (then `` span NAME``, for an entry read from a trace)."""
+        return f"{self.source}:{self.line}" + (f" {self.item}" if self.item else "")
 
 
 @dataclass(frozen=True)
@@ -89,8 +91,8 @@ class LogRead:
     """Non-blank lines seen."""
 
 
-class _BadLine(Exception):
-    """Internal: why one line cannot be read."""
+class UnreadableLine(Exception):
+    """Why one line (or one item of it) cannot be read; the reader adds file and line."""
 
 
 def _decoded(value: Any, what: str) -> Any:
@@ -100,7 +102,7 @@ def _decoded(value: Any, what: str) -> Any:
             try:
                 return json.loads(value)
             except ValueError as exc:
-                raise _BadLine(f"{what} is a string that is not JSON: {exc}") from None
+                raise UnreadableLine(f"{what} is a string that is not JSON: {exc}") from None
     return value
 
 
@@ -112,10 +114,12 @@ def read_response(dialect: str, response: Any, status: int | None, offered: Sequ
     if isinstance(response, str):
         events = sse_events(response)
         if not events:
-            raise _BadLine("the response is text but neither JSON nor a server-sent event stream")
+            raise UnreadableLine("the response is text but neither JSON nor a server-sent event stream")
         return adapter.parse_stream(events, offered)
     if not isinstance(response, dict):
-        raise _BadLine(f"the response must be a JSON object or stream text, not {type(response).__name__}")
+        raise UnreadableLine(
+            f"the response must be a JSON object or stream text, not {type(response).__name__}"
+        )
     return adapter.parse_response(response, offered)
 
 
@@ -123,7 +127,7 @@ def _latency(value: Any) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        raise _BadLine(f"latency_ms must be a non-negative number, not {value!r}")
+        raise UnreadableLine(f"latency_ms must be a non-negative number, not {value!r}")
     return float(value)
 
 
@@ -137,18 +141,18 @@ def _response_model(response: Any) -> str | None:
 
 def _entry(dialect: str, data: Any, index: int, source: str, line: int) -> LogEntry:
     if not isinstance(data, dict):
-        raise _BadLine(f"a log line must be a JSON object, not {type(data).__name__}")
+        raise UnreadableLine(f"a log line must be a JSON object, not {type(data).__name__}")
     missing = [key for key in ("request", "response") if key not in data]
     if missing:
-        raise _BadLine(f'a log line needs "request" and "response" (missing: {", ".join(missing)})')
+        raise UnreadableLine(f'a log line needs "request" and "response" (missing: {", ".join(missing)})')
     body = _decoded(data["request"], "the request")
     try:
         request = adapters.read_request(dialect, body)
     except (RequestFormatError, ValidationError) as exc:
-        raise _BadLine(f"{dialect} request: {exc}") from None
+        raise UnreadableLine(f"{dialect} request: {exc}") from None
     status = data.get("status")
     if status is not None and (isinstance(status, bool) or not isinstance(status, int)):
-        raise _BadLine(f"status must be an integer, not {status!r}")
+        raise UnreadableLine(f"status must be an integer, not {status!r}")
     response = _decoded(data["response"], "the response")
     turn = read_response(dialect, response, status, [tool.name for tool in request.tools])
     model = data.get("model") if isinstance(data.get("model"), str) else None
@@ -196,14 +200,14 @@ def read_logs(paths: Sequence[Path], dialect: str, *, skip_bad: bool = False) ->
                 try:
                     data = json.loads(text)
                 except ValueError as exc:
-                    raise _BadLine(f"not a JSON line: {exc}") from None
+                    raise UnreadableLine(f"not a JSON line: {exc}") from None
                 except RecursionError:
-                    raise _BadLine("not a JSON line: nested too deeply to read") from None
+                    raise UnreadableLine("not a JSON line: nested too deeply to read") from None
                 try:
                     entries.append(_entry(dialect, data, len(entries), str(path), number))
                 except RecursionError:
-                    raise _BadLine("nested too deeply to read") from None
-            except _BadLine as exc:
+                    raise UnreadableLine("nested too deeply to read") from None
+            except UnreadableLine as exc:
                 if not skip_bad:
                     raise InputError(
                         f"{exc} (pass --skip-bad to skip such lines)", path=str(path), line=number
@@ -212,4 +216,4 @@ def read_logs(paths: Sequence[Path], dialect: str, *, skip_bad: bool = False) ->
     return LogRead(entries=entries, bad=bad, lines=seen)
 
 
-__all__ = ["BadLine", "LogEntry", "LogRead", "read_logs", "read_response"]
+__all__ = ["BadLine", "LogEntry", "LogRead", "UnreadableLine", "read_logs", "read_response"]

@@ -220,11 +220,7 @@ def compare(index: int, where: str, logged: Side, new: Side) -> Comparison:
 def logged_side(entry: LogEntry, prices: PriceTable) -> Side:
     """The logged side of one entry: its outcome, logged latency, usage and what it cost."""
     usage = entry.turn.usage
-    cost = (
-        prices.cost(entry.model, usage.input_tokens, usage.output_tokens, local=False)
-        if entry.model is not None
-        else None
-    )
+    cost = prices.cost(entry.model, usage, local=False) if entry.model is not None else None
     return Side(entry.turn.outcome, entry.latency_ms, usage, cost)
 
 
@@ -292,9 +288,7 @@ async def replay(
                 ctx, planned, request.messages, TurnRequest(request.tools, request.tool_choice)
             )
         turn = sent.exchange.turn
-        cost = prices.cost(
-            target.model, turn.usage.input_tokens, turn.usage.output_tokens, local=target.endpoint.local
-        )
+        cost = prices.cost(target.model, turn.usage, local=target.endpoint.local)
         new = Side(turn.outcome, round(sent.exchange.latency_ms, 3), turn.usage, cost)
         raw = {"index": entry.index, "where": entry.where, **sent.exchange.raw}
         return compare(entry.index, entry.where, logged_side(entry, prices), new), raw
