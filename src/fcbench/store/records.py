@@ -29,6 +29,7 @@ from fcbench.contract import Anomaly, Continuation, ModeName, Outcome, SchemaCha
 from fcbench.endpoints import label_of, target_label
 from fcbench.errors import RunStateError
 from fcbench.files import open_run_file, read_run_bytes, write_replacing
+from fcbench.grading.judge import JudgeRating
 from fcbench.grading.verdict import Verdict
 from fcbench.store.blobs import BLOBS_FILE, BlobStore, DurableAppender
 from fcbench.suite.imports import ToolImport
@@ -170,6 +171,9 @@ class Record(BaseModel):
     multi-turn modes); bodies may be references into ``blobs.jsonl.gz``."""
     error: str | None = None
     """Harness error text, when the harness itself failed."""
+    judge: JudgeRating | None = None
+    """The optional judge's rating of a text reply, beside the verdict and never changing it
+    (``fcbench run --judge``; :mod:`fcbench.grading.judge`); null when no judge was asked."""
 
     @property
     def key(self) -> ObservationKey:
@@ -218,6 +222,21 @@ class PinnedTarget(BaseModel):
     def shown_name(self) -> str:
         """The config's name for the target, else :attr:`ident`."""
         return self.name or self.ident
+
+
+class JudgePin(BaseModel):
+    """The judge of a run as its manifest pins it: the target, the rubric's version and hash."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    target: PinnedTarget
+    """The judge target, pinned like the run's targets."""
+    rubric: str
+    """The rubric's version (:data:`fcbench.grading.judge.RUBRIC_VERSION`)."""
+    rubric_sha256: str
+    """sha256 of the rubric's text the judge was given."""
+    temperature: float
+    """The temperature every judge request was sent with."""
 
 
 class Manifest(BaseModel):
@@ -274,6 +293,8 @@ class Manifest(BaseModel):
     recorded before this field existed)."""
     tool_imports: list[ToolImport] = Field(default_factory=list)
     """Tool sets converted from another format or listed by an MCP server: source, format, hash, count."""
+    judge: JudgePin | None = None
+    """The judge that rated the run's text replies (``--judge``), with its rubric; null without one."""
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:

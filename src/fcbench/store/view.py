@@ -194,6 +194,8 @@ class RecordView(msgspec.Struct, gc=False):
     """The suite's dataset version."""
     continuation: Any = None
     """Multi-turn modes: ``stateless`` or ``stateful``."""
+    judge: msgspec.Raw = NULL
+    """The optional judge's rating (:meth:`judge_data`)."""
 
     @property
     def label(self) -> str:
@@ -218,6 +220,11 @@ class RecordView(msgspec.Struct, gc=False):
     def anomaly_data(self) -> list[Any]:
         """The adapter's anomalies, decoded (empty when absent or not a list)."""
         return _list(decoded(self.anomalies))
+
+    def judge_data(self) -> dict[str, Any] | None:
+        """The judge's rating, decoded; None when no judge was asked (or it is not an object)."""
+        found = decoded(self.judge)
+        return found if isinstance(found, dict) else None
 
     def turn_data(self) -> list[Any]:
         """The turns, decoded (empty for single-turn modes)."""
@@ -324,7 +331,7 @@ _SCALARS = ("latency_ms", "cost_usd", "error", "run_id", "seq", "attempts")
 """The fields of a view decoded as they are."""
 _KEPT = ("case_id", "repeat", "mode", "started_at", "dataset_version", "continuation")
 """The identity and the other fields of a view decoded as they are, but :func:`view_of` keeps."""
-_TEXTS = ("case", "anomalies", "verdict", "turns", "raw", "schema_changes", "notes")
+_TEXTS = ("case", "anomalies", "verdict", "turns", "raw", "schema_changes", "notes", "judge")
 """The fields of a view kept as JSON text."""
 
 
