@@ -238,6 +238,10 @@ class RunConfig(BaseModel):
     continuation: Continuation = "stateless"
     """Multi-turn modes: replay every turn statelessly, or continue the provider's stored
     conversation by id where the dialect can (see :data:`Continuation`); pinned in the manifest."""
+    judge: str | None = Field(default=None, min_length=1, exclude_if=lambda target: target is None)
+    """``ENDPOINT:MODEL`` of an optional judge that rates the text replies the rules decided
+    (clarifications, abstentions, answers) with a fixed rubric, beside the verdict and never
+    changing it (``--judge``; see :mod:`fcbench.grading.judge`); pinned in the manifest."""
     tool_faults: list[ToolFault] = Field(default_factory=list)
     """Multi-turn modes: faults injected between the model and the fake tools, e.g.
     ``[duplicate_delivery]`` (each tool call delivered twice: a write must still make one side
@@ -428,6 +432,8 @@ class CommandLine(_Flags):
     """``--exclude-tag`` (repeatable)."""
     sample: int | None = None
     """``--sample``."""
+    judge: str | None = None
+    """``--judge``."""
     gate: GateFlags = GateFlags()
     """The gate flags."""
 
