@@ -171,9 +171,9 @@ class Record(BaseModel):
     multi-turn modes); bodies may be references into ``blobs.jsonl.gz``."""
     error: str | None = None
     """Harness error text, when the harness itself failed."""
-    judge: JudgeRating | None = None
+    judge: JudgeRating | None = Field(default=None, exclude_if=lambda rating: rating is None)
     """The optional judge's rating of a text reply, beside the verdict and never changing it
-    (``fcbench run --judge``; :mod:`fcbench.grading.judge`); null when no judge was asked."""
+    (``fcbench run --judge``; :mod:`fcbench.grading.judge`); left out when no judge was asked."""
 
     @property
     def key(self) -> ObservationKey:
@@ -293,8 +293,8 @@ class Manifest(BaseModel):
     recorded before this field existed)."""
     tool_imports: list[ToolImport] = Field(default_factory=list)
     """Tool sets converted from another format or listed by an MCP server: source, format, hash, count."""
-    judge: JudgePin | None = None
-    """The judge that rated the run's text replies (``--judge``), with its rubric; null without one."""
+    judge: JudgePin | None = Field(default=None, exclude_if=lambda pin: pin is None)
+    """The judge that rated the run's text replies (``--judge``), with its rubric; left out without one."""
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:
