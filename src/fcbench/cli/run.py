@@ -84,6 +84,14 @@ def run_command(
             "cases the chosen modes observe (the same for the same --seed)."
         ),
     ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            help="ENDPOINT:MODEL: an optional judge that rates each text reply the rules decided "
+            "(clarifications, abstentions) with a fixed rubric, recorded beside the verdict, never "
+            "changing it; its agreement is reported."
+        ),
+    ] = None,
     dry_run: Annotated[
         bool, typer.Option(help="Print the plan, request count and cost estimate; send nothing.")
     ] = False,
@@ -151,6 +159,7 @@ def run_command(
         seed=seed,
         exclude_tags=exclude_tag,
         sample=sample,
+        judge=judge,
         gate=GateFlags(
             min_coverage=min_coverage,
             min_pass_rate=min_pass_rate,
@@ -184,7 +193,8 @@ def run_command(
     with (
         interruptible() as interruption,
         managed_services(
-            spec.targets, mock_latency_ms=mock_latency_ms, mock_faults=mock_faults, console=console
+            [*spec.targets, *([spec.judge] if spec.judge else [])],
+            mock_latency_ms=mock_latency_ms, mock_faults=mock_faults, console=console
         ) as services,
     ):
         try:

@@ -34,10 +34,12 @@ from fcbench.endpoints import (
 )
 from fcbench.errors import ConfigError, RunStateError, TargetError
 from fcbench.files import write_replacing
+from fcbench.grading.judge import load_rubric
 from fcbench.grading.recovery import effective_spec
 from fcbench.pricing import PriceTable
 from fcbench.redact import Redactor
-from fcbench.run.modes import observe
+from fcbench.run.judge import JUDGE_TEMPERATURE, Judge, judging
+from fcbench.run.modes import Observer, observe
 from fcbench.run.observe import ObservationContext, RequestHeaders, TurnRequest, now_iso
 from fcbench.run.pins import CONFIG_FILE, check_pinned, not_taken, pinned_target, resume_base
 from fcbench.run.plan import Planned, Shard, Target, build_plan, execution_order, planned_by, select_cases
@@ -46,6 +48,7 @@ from fcbench.schema.validate import ValidatorCache
 from fcbench.store.lock import run_dir_lock
 from fcbench.store.records import (
     RECORDS_FILE,
+    JudgePin,
     Manifest,
     ObservationKey,
     is_record,
@@ -103,6 +106,8 @@ class RunSpec:
     """Case id -> request shape for ``probe`` modes (compat)."""
     filters: dict[str, Any] | None = None
     """What the manifest records as the selection; default: the config's case filters."""
+    judge: Target | None = None
+    """The optional judge target (config ``judge``), resolved like the targets; None without one."""
 
 
 def suite_ref(suite: str) -> str:
@@ -127,6 +132,18 @@ def resolve_targets(config: RunConfig) -> list[tuple[Endpoint, str]]:
         seen.add(spec)
         resolved.append(parse_target(spec, endpoints))
     return resolved
+
+
+def judge_target(config: RunConfig) -> Target | None:
+    """The judge of ``config`` (``judge: ENDPOINT:MODEL``) resolved like a target; None without one."""
+    if config.judge is None:
+        return None
+    try:
+        endpoint, model = parse_target(config.judge, all_endpoints(config.user_endpoints()))
+    except TargetError as exc:
+        raise ConfigError(f"{config.judge!r}: {exc}", key="judge") from None
+    settings = config.target_settings().get(target_label(endpoint.name, model), TargetSettings())
+    return Target(endpoint, model, settings)
 
 
 def prepare(
@@ -168,7 +185,9 @@ def prepare(
             f"{suite.info.dataset_version}",
             key="datasetVersion",
         )
-    api_keys = {endpoint.name: endpoint.api_key() for endpoint, _ in pairs} if check_keys else {}
+    judge = judge_target(config)
+    judged = [(judge.endpoint, judge.model)] if judge is not None else []
+    api_keys = {endpoint.name: endpoint.api_key() for endpoint, _ in [*pairs, *judged]} if check_keys else {}
     run_id = pins.run_id if pins is not None else new_run_id()
     run_dir = resume_dir if resume_dir is not None else out_root / run_id
     spec = RunSpec(
@@ -182,6 +201,7 @@ def prepare(
         api_keys,
         dict(requests or {}),
         filters,
+        judge,
     )
     if pins is not None:
         check_pinned(run_dir, pins, targets=None, hashes=_hashes(spec), left_out=left_out)
@@ -299,6 +319,7 @@ def _manifest(
         started_at=now_iso(),
         system_prompt=f"sha256:{text_sha256(spec.suite.system)}" if spec.suite.system else "none",
         tool_imports=list(spec.suite.tool_imports),
+        judge=_judge_pin(spec.judge, running),
         filters=spec.filters
         if spec.filters is not None
         else {
@@ -308,6 +329,19 @@ def _manifest(
             "exclude_tags": config.exclude_tags,
             "sample": config.sample,
         },
+    )
+
+
+def _judge_pin(judge: Target | None, running: Mapping[str, RunningService]) -> JudgePin | None:
+    """The manifest's pin of the run's judge: its target, the rubric's version and hash."""
+    if judge is None:
+        return None
+    rubric = load_rubric()
+    return JudgePin(
+        target=pinned_target(judge, judge.label, running),
+        rubric=rubric.version,
+        rubric_sha256=rubric.sha256,
+        temperature=JUDGE_TEMPERATURE,
     )
 
 
@@ -390,9 +424,14 @@ async def execute(
         sink.start(dict(Counter(p.target.label for p in plan)), dict(already))
 
         guard = FailFast(limit=config.gate.fail_fast)
+        judge = spec.judge
+        observer: Observer = observe
+        if judge is not None:
+            resolved = replace(judge, endpoint=judge.endpoint.resolved(_service_url(judge, running)))
+            observer = judging(observe, Judge(resolved, load_rubric()))
         try:
             recorded = await run_plan(
-                ctx, todo, observe, spec.run_dir / RECORDS_FILE, sink, config.concurrency, guard
+                ctx, todo, observer, spec.run_dir / RECORDS_FILE, sink, config.concurrency, guard
             )
         finally:
             await transport.aclose()
