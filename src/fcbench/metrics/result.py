@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from fcbench.metrics.cases import CaseSummaries
+from fcbench.metrics.judge import JudgeAgreement
 from fcbench.metrics.models import METRICS_VERSION, RunInfo, TargetMetrics
 
 
@@ -30,6 +31,10 @@ class RunMetrics(BaseModel):
     cases: CaseSummaries = Field(default_factory=CaseSummaries)
     """One summary per case x target x mode, in the order of ``targets``, then by case id (a
     sequence of :class:`CaseSummary`, kept compact: see :mod:`fcbench.metrics.cases`)."""
+
+    judge: JudgeAgreement | None = Field(default=None, exclude_if=lambda agreement: agreement is None)
+    """The optional judge's agreement with the verdicts (:mod:`fcbench.metrics.judge`); left out of
+    the JSON when the run had no judge."""
 
     def to_json(self, indent: int | None = 2) -> str:
         """Serialise to JSON (the ``fcbench report --format json`` output)."""

@@ -13,10 +13,11 @@ from fcbench.grading.regrade import regrader
 from fcbench.metrics.aggregate import RunAccumulator, keeps_parity
 from fcbench.metrics.fast.lines import Regrade, fold_lines
 from fcbench.metrics.fast.partition import fold_in_parts
+from fcbench.metrics.judge import judge_agreement
 from fcbench.metrics.observe import RecordObserver
 from fcbench.metrics.result import RunMetrics
 from fcbench.store.records import Manifest, read_manifest
-from fcbench.store.view import RecordView, regrade_view
+from fcbench.store.view import RecordView, regrade_view, run_views
 from fcbench.suite.loader import load_suite
 
 
@@ -30,9 +31,27 @@ def run_metrics(
 ) -> RunMetrics:
     """The metrics of ``run_dir`` (:func:`fcbench.metrics.compute_metrics`, which documents the
     arguments): with neither ``observer`` nor another ``profile`` than ``strict``, the records are
-    folded straight from their lines, in ``parts`` processes when that is over 1."""
+    folded straight from their lines, in ``parts`` processes when that is over 1. A run with a
+    judge gets the judge's agreement too (a second, plain read of the recorded verdicts and
+    ratings: :func:`fcbench.metrics.judge.judge_agreement`)."""
     manifest = read_manifest(run_dir)
     wanted = set(modes) if modes is not None else None
+    found = _folded(run_dir, manifest, wanted, observer, profile, parts)
+    if manifest.judge is None:
+        return found
+    agreement = judge_agreement(run_views(run_dir), manifest.judge, wanted)
+    return found.model_copy(update={"judge": agreement})
+
+
+def _folded(
+    run_dir: Path,
+    manifest: Manifest,
+    wanted: set[str] | None,
+    observer: RecordObserver | None,
+    profile: str,
+    parts: int,
+) -> RunMetrics:
+    """The metrics the records add up to (:func:`run_metrics` adds the judge's agreement)."""
     acc = RunAccumulator(repairs=profile in REPAIRING_PROFILES)
     with _collector_paused():
         if observer is None and profile == "strict":
