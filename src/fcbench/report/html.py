@@ -42,6 +42,7 @@ from fcbench.report.html_data import (
     json_for_script,
     raw_block,
 )
+from fcbench.report.judge import judge_context
 
 CHART_RATES: tuple[tuple[str, str], ...] = (
     ("pass_rate", "Pass"),
@@ -188,6 +189,7 @@ def page_context(
             (t.target, t.mode, code, anomaly_meaning(code), n) for t, code, n in anomaly_rows(metrics)
         ],
         "filters": filter_values(metrics, collector),
+        "judge": judge_context(metrics),
         "source_json": json_for_script(dumps({"api": api})),
         "blocks": blocks,
         "data_js": (STATIC_DIR / "data.js").read_text(encoding="utf-8"),

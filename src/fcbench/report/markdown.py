@@ -32,6 +32,7 @@ from fcbench.report.common import (
     provider_error_rows,
 )
 from fcbench.report.gate import GateFailure, gate_headline
+from fcbench.report.judge import judge_markdown
 
 WORST_CASES = 25
 """How many failing case x target rows the worst-cases table shows."""
@@ -82,6 +83,7 @@ def render_markdown(
     out += _breakdown(metrics, "Pass rate by tag", "tag", lambda t: t.by_tag) + [""]
     out += _confusion(metrics) + [""] + _worst(metrics, worst) + [""] + _anomalies(metrics) + [""]
     out += _repairs(metrics) + _drift(metrics) + [""] + _parity(metrics) + _errors(metrics)
+    out += judge_markdown(metrics)
     return "\n".join(out) + "\n"
 
 

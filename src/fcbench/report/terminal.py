@@ -37,6 +37,7 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     semantics, pass rate), then the unexpected write calls (severe), side effects and conversation
     limits hit, then each provider error code with an example; return the metrics."""
     from fcbench.metrics import compute_metrics
+    from fcbench.report.judge import print_judge
 
     metrics = compute_metrics(run_dir)
     columns = (
@@ -66,6 +67,7 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     console.print(fitted(columns, rows, width=console.width, title=f"fcbench run {run_dir.name}"))
     print_writes(console, metrics)
     print_provider_errors(console, metrics)
+    print_judge(console, metrics)
     return metrics
 
 
