@@ -19,8 +19,10 @@ access token (``gcloud auth print-access-token``), is one entry::
 
 Built-in ``sim*`` endpoints point at the embedded mock provider; their base URL contains
 ``{mock}``, replaced by the mock's address when the runner starts it. The built-in ``local``
-endpoint's URL contains ``{local}``: its model names a model of the local catalogue, and the CLI
-starts llama.cpp's server for it (:mod:`fcbench.local`). Both are *managed services*: started
+(openai-chat), ``local-anthropic`` (anthropic-messages) and ``local-responses`` (openai-responses)
+endpoints' URLs contain ``{local}``: their model names a model of the local catalogue
+(``MODEL[@VARIANT]``), and the CLI starts one llama.cpp server for it, which all three share
+(:mod:`fcbench.local`). Both are *managed services*: started
 for a run, keyed by :meth:`Endpoint.service_key`, and pinned in the manifest.
 
 This module and the CLI are the only places that read environment variables.
@@ -275,6 +277,22 @@ def _builtin() -> dict[str, Endpoint]:
         Endpoint(
             name="local",
             dialect="openai-chat",
+            base_url=f"{LOCAL_PLACEHOLDER}/v1",
+            local=True,
+            key_required=False,
+            max_concurrency=1,
+        ),
+        Endpoint(
+            name="local-anthropic",
+            dialect="anthropic-messages",
+            base_url=LOCAL_PLACEHOLDER,
+            local=True,
+            key_required=False,
+            max_concurrency=1,
+        ),
+        Endpoint(
+            name="local-responses",
+            dialect="openai-responses",
             base_url=f"{LOCAL_PLACEHOLDER}/v1",
             local=True,
             key_required=False,

@@ -201,16 +201,16 @@ def test_build_maps_history_tools_and_options() -> None:
     )
     assert body["parallel_tool_calls"] is True and body["tool_choice"] == "auto" and "seed" not in body
     assert any("seed" in note for note in built.notes) and any("is_error" in note for note in built.notes)
-    kinds = [i.get("type", i.get("role")) for i in body["input"]]
+    kinds = [(i.get("type"), i.get("role")) for i in body["input"]]
     assert kinds == [
-        "system",
-        "user",
-        "function_call",
-        "function_call",
-        "function_call_output",
-        "function_call_output",
-        "assistant",
-        "user",
+        (None, "system"),
+        (None, "user"),
+        ("function_call", None),
+        ("function_call", None),
+        ("function_call_output", None),
+        ("function_call_output", None),
+        ("message", "assistant"),
+        (None, "user"),
     ]
     assert body["input"][2] == {
         "type": "function_call",
@@ -283,7 +283,7 @@ def test_history_without_provider_state_and_odd_calls() -> None:
     ]
     built = ADAPTER.build_request(None, history, samples.TOOLS, ToolChoice(), samples.OPTIONS)
     items = built.body["input"]
-    assert items[1] == {"role": "assistant", "content": "Let me check."}
+    assert items[1] == {"type": "message", "role": "assistant", "content": "Let me check."}
     assert items[2]["arguments"] == '{"city": "Par' and "call_id" not in items[3]
     assert any("no id" in note for note in built.notes)
 

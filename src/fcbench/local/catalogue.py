@@ -57,9 +57,11 @@ class TemplateVariant(BaseModel):
     """What the template asks the model to do differently, in words."""
 
     def text(self) -> str:
-        """The template's text as shipped."""
+        """The template's text as shipped, without the file's closing line breaks (llama.cpp's
+        server drops them too, so its ``/props`` reports the same text and hash)."""
         try:
-            return resources.files("fcbench.local").joinpath("templates", self.template).read_text("utf-8")
+            text = resources.files("fcbench.local").joinpath("templates", self.template).read_text("utf-8")
+            return text.rstrip("\n")
         except OSError as exc:
             raise LocalModelError(f"the chat template {self.template!r} is not shipped: {exc}") from None
 

@@ -92,13 +92,19 @@ def _replayed(message: AssistantMessage) -> list[dict[str, Any]] | None:
     return None
 
 
+def assistant_message(text: str) -> dict[str, Any]:
+    """An assistant text item of the history, with its type written out (``"type": "message"``):
+    the OpenAI API infers it, other implementations (llama.cpp's server) answer HTTP 400 without it."""
+    return {"type": "message", "role": "assistant", "content": text}
+
+
 def _assistant(message: AssistantMessage, notes: list[str]) -> list[dict[str, Any]]:
     replay = _replayed(message)
     if replay is not None:
         return replay
     items: list[dict[str, Any]] = []
     if message.content:
-        items.append({"role": "assistant", "content": message.content})
+        items.append(assistant_message(message.content))
     for call in message.calls:
         item: dict[str, Any] = {"type": "function_call", "name": call.name, "arguments": wire_arguments(call)}
         if call.id is None:
@@ -107,7 +113,7 @@ def _assistant(message: AssistantMessage, notes: list[str]) -> list[dict[str, An
             item["call_id"] = call.id
         items.append(item)
     if not items:
-        items.append({"role": "assistant", "content": ""})
+        items.append(assistant_message(""))
     return items
 
 
