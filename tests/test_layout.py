@@ -24,6 +24,7 @@ TOP_LEVEL_MODULES = {
     "endpoints",
     "pricing",
     "redact",
+    "suggest",
 }
 """The vocabulary and the edges: the only modules allowed beside the pipeline's packages (the
 contract, the vocabulary itself, is a package: its models and the reading of calls written as text)."""
@@ -37,7 +38,7 @@ LAYERS: list[set[str]] = [
     {"adapters", "transport", "fake_tools", "suite", "mock"},
     {"local"},
     {"schema", "endpoints", "pricing", "redact"},
-    {"contract", "errors", "files"},
+    {"contract", "errors", "files", "suggest"},
 ]
 """Dependencies point down this list (or stay inside one layer without forming a cycle)."""
 

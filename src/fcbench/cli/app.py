@@ -41,6 +41,7 @@ VERB_MODULES: tuple[str, ...] = (
     "fcbench.cli.replay",
     "fcbench.cli.view",
     "fcbench.cli.history",
+    "fcbench.cli.schema",
 )
 
 
@@ -69,7 +70,7 @@ def build_app() -> typer.Typer:
         name="fcbench",
         help="Measure how reliably LLMs call functions, the same way across providers.",
         no_args_is_help=True,
-        add_completion=False,
+        add_completion=True,
         pretty_exceptions_enable=False,
     )
 
@@ -112,13 +113,32 @@ def plain_param(param: Any) -> Any:
     return param
 
 
+def suggesting(group: Any) -> None:
+    """Make an unknown verb of ``group`` a usage error that names the closest verbs (``fcbench rn``:
+    did you mean 'run'?)."""
+    resolve = group.resolve_command
+
+    def resolve_command(ctx: Any, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and group.get_command(ctx, name) is None:
+            from fcbench.suggest import unknown_name
+
+            ctx.fail(unknown_name("command", name, group.list_commands(ctx)))
+        return resolve(ctx, args)
+
+    group.resolve_command = resolve_command
+
+
 def build_command(app: typer.Typer) -> Any:
-    """The click command of ``app``, every parameter showing a plain type name (``TEXT``, not ``<str>``)."""
+    """The click command of ``app``, every parameter showing a plain type name (``TEXT``, not
+    ``<str>``), every group suggesting the closest verbs for an unknown one."""
     command = typer.main.get_command(app)
     stack = [command]
     while stack:
         current = stack.pop()
         stack.extend(getattr(current, "commands", {}).values())
+        if hasattr(current, "resolve_command"):
+            suggesting(current)
         for param in current.params:
             plain_param(param)
             if getattr(param, "param_type_name", "") == "argument" and param.metavar is None and param.name:

@@ -4,7 +4,9 @@ The suite (``suite.yaml``) holds three example tools of a help desk (a weather l
 search and a ``create_ticket`` write tool), scripted fakes for them, and a case of every kind:
 calls, an abstention, a clarification, a boundary case, an adversarial one and a recovery
 scenario. ``fcbench.yaml`` runs it on the embedded
-mock provider (no keys), with real targets commented out. Nothing existing is overwritten.
+mock provider (no keys), with real targets commented out. Beside them go the JSON Schemas of
+both (``fcbench schema suite|config``), which the first line of each file names for editors.
+Nothing existing is overwritten.
 """
 
 from __future__ import annotations
@@ -160,10 +162,14 @@ def init_command(
     """
     from rich.console import Console
 
+    from fcbench.cli.output import command_line
+    from fcbench.cli.schema import SCHEMA_FILES, schema_text
     from fcbench.errors import ConfigError
+    from fcbench.files import write_replacing
 
     suite, config = directory / SUITE_FILE, directory / CONFIG_FILE
-    existing = [str(p) for p in (suite, config) if p.exists()]
+    schemas = {name: directory / file for name, file in SCHEMA_FILES.items()}
+    existing = [str(p) for p in (suite, config, *schemas.values()) if p.exists()]
     if existing:
         raise ConfigError(
             f"{', '.join(existing)} already exist(s); nothing was written (choose another folder)"
@@ -171,17 +177,29 @@ def init_command(
     if directory.exists() and not directory.is_dir():
         raise ConfigError("exists and is not a folder; nothing was written", path=str(directory))
     directory.mkdir(parents=True, exist_ok=True)
-    suite.write_text(SUITE_TEXT, encoding="utf-8")
-    config.write_text(CONFIG_TEXT.format(config=config.as_posix(), suite=suite.as_posix()), encoding="utf-8")
+    for name, path in schemas.items():
+        write_replacing(path, schema_text(name))
+    suite.write_text(schema_line("suite") + SUITE_TEXT, encoding="utf-8")
+    config_text = CONFIG_TEXT.format(config=config.as_posix(), suite=suite.as_posix())
+    config.write_text(schema_line("config") + config_text, encoding="utf-8")
     console = Console(highlight=False, soft_wrap=True, emoji=False)
-    console.print(f"created {suite} and {config}", markup=False)
+    shown = ", ".join(str(path) for path in schemas.values())
+    console.print(f"created {suite} and {config} (editors check them against {shown})", markup=False)
     console.print("next:", markup=False)
     for command in (
-        f"fcbench cases validate {suite}",
-        f"fcbench run --config {config}",
-        "fcbench report runs/<run id>",
+        command_line("cases", "validate", str(suite)),
+        command_line("run", "--config", str(config)),
+        command_line("report", "runs/RUN_ID"),
     ):
         console.print(f"  {command}", markup=False)
+
+
+def schema_line(name: str) -> str:
+    """The first line of a scaffolded YAML file: its JSON Schema (``fcbench schema NAME``), written
+    beside it, for editors running the YAML language server."""
+    from fcbench.cli.schema import SCHEMA_FILES
+
+    return f"# yaml-language-server: $schema={SCHEMA_FILES[name]}\n"
 
 
 def register(app: typer.Typer) -> None:

@@ -11,6 +11,11 @@ rich markup, :func:`fcbench.report.terminal.terminal_text`; both clean it with t
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fcbench.redact import Redactor, sanitize
@@ -30,3 +35,31 @@ def print_data(console: Console, text: object, *, style: str | None = None, reda
 def error_text(text: str) -> str:
     """An error message safe to print: every secret of a documented kind replaced, sanitised."""
     return sanitize(Redactor(patterns=True).text(text))
+
+
+PROGRAM = "fcbench"
+"""The console script's name."""
+
+
+def program_name(argv: list[str] | None = None, orig_argv: list[str] | None = None) -> str:
+    """fcbench as the user invoked it, for the commands a hint prints: ``fcbench`` when that name
+    on ``PATH`` is the program that runs, the path typed otherwise (``.venv/bin/fcbench``), and
+    ``PYTHON -m fcbench`` for ``python -m fcbench``."""
+    argv = sys.argv if argv is None else argv
+    orig_argv = sys.orig_argv if orig_argv is None else orig_argv
+    typed = argv[0] if argv else PROGRAM
+    if Path(typed).name == "__main__.py":
+        return f"{shlex.quote(orig_argv[0] if orig_argv else 'python')} -m {PROGRAM}"
+    if Path(typed).name != PROGRAM:
+        return PROGRAM  # fcbench's main() called from another program (a test, a script)
+    found = shutil.which(PROGRAM)
+    try:
+        same = found is not None and os.path.samefile(found, typed)
+    except OSError:
+        same = False
+    return PROGRAM if same else shlex.quote(typed)
+
+
+def command_line(*args: str) -> str:
+    """A command to suggest: :func:`program_name` and ``args``, quoted for a POSIX shell."""
+    return " ".join([program_name(), *(shlex.quote(arg) for arg in args)])
