@@ -38,7 +38,8 @@ def _section(text: str, heading: str) -> str:
     start = text.find(heading)
     if start < 0:
         return ""
-    body = text[start + len(heading) :]
+    line_end = text.find("\n", start)
+    body = "" if line_end < 0 else text[line_end + 1 :]
     end = body.find("\n## ") if heading != REPLY else -1
     return (body if end < 0 else body[:end]).strip()
 
