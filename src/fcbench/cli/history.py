@@ -89,6 +89,7 @@ def _print_history(console: Console, report: History) -> None:
     from fcbench.redact import sanitize
     from fcbench.report.common import fmt_rate, fmt_rate_ci
     from fcbench.report.fit import fitted
+    from fcbench.store.records import damaged_note
 
     for line in report.series:
         console.print(Text(sanitize(f"{line.name} ({line.mode}, suite {line.suite})"), style="bold"))
@@ -112,6 +113,8 @@ def _print_history(console: Console, report: History) -> None:
             if p.coverage_loss.n:
                 codes = ", ".join(f"{code} {n}" for code, n in p.provider_errors.items())
                 notes.append(f"coverage loss {fmt_rate(p.coverage_loss)} ({codes})")
+            if p.damaged_lines:
+                notes.append(damaged_note(p.damaged_lines))
             console.print(Text(sanitize(f"{p.run_id}: " + "; ".join(notes)), overflow="fold"))
         console.print()
 

@@ -49,6 +49,8 @@ class Selection:
     """How many records matched."""
     manifest: Manifest
     """The run's manifest."""
+    damaged: int = 0
+    """Lines of ``records.jsonl`` skipped as damaged."""
 
 
 def _known(names: Iterable[str]) -> str:
@@ -85,7 +87,7 @@ def select(run_dir: Path, flt: ShowFilter, limit: int) -> Selection:
     :class:`~fcbench.errors.ConfigError` for a target, mode or case the run does not hold."""
     from fcbench.errors import ConfigError
     from fcbench.report.export import target_names
-    from fcbench.store.records import read_manifest
+    from fcbench.store.records import DamagedLines, read_manifest
     from fcbench.store.view import run_views
 
     manifest = read_manifest(run_dir)
@@ -95,7 +97,8 @@ def select(run_dir: Path, flt: ShowFilter, limit: int) -> Selection:
     kept: list[Record] = []
     matching = 0
     cases: set[str] = set()
-    for view in run_views(run_dir):
+    damaged = DamagedLines()
+    for view in run_views(run_dir, damaged):
         cases.add(view.case_id)
         if _matches(view, flt, labels):
             matching += 1
@@ -103,7 +106,7 @@ def select(run_dir: Path, flt: ShowFilter, limit: int) -> Selection:
                 kept.append(view.record())
     if flt.case is not None and flt.case not in cases:
         raise ConfigError(f"no case {flt.case!r} in this run; cases: {_known(cases)}", key="--case")
-    return Selection(kept, matching, manifest)
+    return Selection(kept, matching, manifest, damaged.count)
 
 
 def show(
@@ -145,6 +148,10 @@ def show(
             render_observation(record, case=cases.get(record.case_id), name=name, width=columns, raw=expanded)
         )
     shown, matching = len(selection.records), selection.matching
+    if selection.damaged:
+        from fcbench.store.records import damaged_note
+
+        console.print(f"warning: {damaged_note(selection.damaged)}", style="yellow")
     if not matching:
         console.print("no observation matches")
     elif shown < matching:

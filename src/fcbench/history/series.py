@@ -58,6 +58,9 @@ class Point(BaseModel):
     """Provider and harness errors out of observed observations (never a model failure)."""
     provider_errors: dict[str, int] = Field(default_factory=dict)
     """Provider or harness error code -> observations lost to it."""
+    damaged_lines: int = 0
+    """Lines of the run's ``records.jsonl`` skipped as damaged (the run's, not this target's alone:
+    a damaged line does not say whose observation it held)."""
 
 
 class Series(BaseModel):
@@ -94,7 +97,7 @@ class History(BaseModel):
     """The failure-mode catalogue of the folder, when there is one."""
 
 
-def _point(run: FoundRun, scan: RunScan, t: TargetMetrics) -> Point:
+def _point(run: FoundRun, scan: RunScan, t: TargetMetrics, damaged: int) -> Point:
     label, mode = t.target, t.mode
     scored = scan.scored.get((label, mode), 0)
     failures: dict[str, int] = dict(scan.failures.get((label, mode), {}))
@@ -110,6 +113,7 @@ def _point(run: FoundRun, scan: RunScan, t: TargetMetrics) -> Point:
         failures={kind: Rate(n=n, d=scored) for kind, n in sorted(failures.items(), key=lambda kv: -kv[1])},
         coverage_loss=Rate(n=lost, d=t.observed),
         provider_errors=dict(t.provider_errors),
+        damaged_lines=damaged,
     )
 
 
@@ -133,7 +137,7 @@ def build_history(
                 continue
             suite = run.manifest.suite
             line = series.setdefault((name, t.mode, suite), Series(name=name, mode=t.mode, suite=suite))
-            line.points.append(_point(run, scan, t))
+            line.points.append(_point(run, scan, t, metrics.damaged_lines))
     for line in series.values():
         _link(line.points)
     history = History(

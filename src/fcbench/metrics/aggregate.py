@@ -68,6 +68,8 @@ class RunAccumulator:
         self._parity = frozenset(PARITY_MODES) if parity else frozenset()
         self.line = 0
         """The order index of the record being folded (its line number; set by the caller)."""
+        self.damaged = 0
+        """Lines the caller skipped as damaged (not JSON, a torn last line), for ``damaged_lines``."""
 
     def add(self, rec: RecordView, facts: VerdictFacts | None = None) -> None:
         """Fold one record view; ``facts`` of its verdict when the caller has them.
@@ -234,7 +236,7 @@ class RunAccumulator:
             groups[key] = (group, settle_cases(group))
         self.groups = {}
         self._index = {}
-        return RunPart(read, groups, parity)
+        return RunPart(read, groups, parity, self.damaged)
 
     def _stream_parity(self, label: str) -> ParityPart:
         """The stream parity of one target over the cases folded in (both modes met)."""
@@ -322,7 +324,13 @@ def finish_parts(
         modes=modes,
         planned=manifest.planned,
     )
-    return RunMetrics(run=info, records_read=merged.read, targets=out, cases=CaseSummaries(cases))
+    return RunMetrics(
+        run=info,
+        records_read=merged.read,
+        damaged_lines=merged.damaged,
+        targets=out,
+        cases=CaseSummaries(cases),
+    )
 
 
 def _spend(group: GroupState, rec: RecordView, accepted: bool) -> None:

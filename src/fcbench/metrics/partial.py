@@ -284,6 +284,8 @@ class RunPart:
     """(target label, mode) -> its settled state and its cases' totals."""
     parity: dict[str, ParityPart]
     """Target label -> stream parity, for the targets met in both modes it compares."""
+    damaged: int = 0
+    """Lines skipped as damaged (``damaged_lines``): not JSON, or a torn last line."""
 
     def __getstate__(self) -> tuple[Any, ...]:
         """Pickled with every target's case rows packed together (as
@@ -292,10 +294,10 @@ class RunPart:
         keys = list(self.groups)
         rows = CaseSummaries([CaseGroup(*key, self.groups[key][1].rows) for key in keys])
         totals = [(group, replace(t, rows=[])) for group, t in self.groups.values()]
-        return self.read, keys, totals, rows, self.parity
+        return self.read, keys, totals, rows, self.parity, self.damaged
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.read, keys, totals, rows, self.parity = state
+        self.read, keys, totals, rows, self.parity, self.damaged = state
         packed = {(g.target, g.mode): g.rows for g in rows.groups}
         self.groups = {}
         for key, (group, t) in zip(keys, totals, strict=True):
@@ -311,6 +313,7 @@ def merge_parts(parts: list[RunPart]) -> RunPart:
     merged = RunPart(0, {}, {})
     for part in parts:
         merged.read += part.read
+        merged.damaged += part.damaged
         for key, (group, totals) in part.groups.items():
             found = merged.groups.get(key)
             if found is None:

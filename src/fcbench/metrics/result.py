@@ -25,6 +25,10 @@ class RunMetrics(BaseModel):
     records_read: int
     """Records read from ``records.jsonl``, duplicates and records of unrequested modes included
     (a torn or corrupt line is skipped, not counted)."""
+    damaged_lines: int = 0
+    """Lines of ``records.jsonl`` skipped as damaged: complete lines that are not JSON and a torn
+    last line (a write cut by a kill, until a resume drops it). The observations they held are
+    missing: coverage loss, and a gate failure while any planned observation is missing."""
     targets: list[TargetMetrics] = Field(default_factory=list)
     """One entry per target x mode: the manifest's targets x reported modes in order (observed or
     not), then any target or mode found only in the records."""

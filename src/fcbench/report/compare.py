@@ -44,6 +44,7 @@ from fcbench.metrics.stats import proportion_test
 from fcbench.report.common import fmt_rate
 from fcbench.report.gate import UNSAFE_LISTED, UnsafeWrite
 from fcbench.report.pairing import PairingRule, named, pair_targets, pair_title
+from fcbench.store.records import damaged_note
 
 GATED_METRICS: tuple[str, ...] = (
     "pass_rate",
@@ -180,6 +181,11 @@ def compare_runs(
     pair names no target (or an ambiguous one) or pairs a target twice.
     """
     warnings = _dataset_warnings(base, new, allow_dataset_change)
+    warnings += [
+        f"{side}: {damaged_note(run.damaged_lines)}"
+        for side, run in (("BASE", base), ("NEW", new))
+        if run.damaged_lines
+    ]
     gates = _Gates(max_drop, alpha, max_coverage_drop, max_latency_increase, max_cost_increase)
     paired = _pair_up(base, new, pairs, gates)
     targets = [_with_new_unsafe_writes(t, *unsafe) for t in paired.targets]

@@ -7,7 +7,12 @@ that planned nothing (no selected case applies to the mode); a target whose cove
 target and mode that has scorable observations of them (a category or tag threshold that no mode
 of a target measured fails that target). Unsafe writes (calls of write tools a case did not
 expect, ``verdict.unexpected_writes``) beyond ``max_unsafe_writes`` fail a target and mode whatever
-its pass rate, naming each call, its case and the target.
+its pass rate, naming each call, its case and the target. Damaged lines of ``records.jsonl``
+(:attr:`~fcbench.metrics.RunMetrics.damaged_lines`) held observations that are now missing: the
+coverage threshold counts them as lost like any other missing observation, and the run fails
+outright while any planned observation is missing beside a damaged line (a damaged line may have
+been a failure, so the pass rates cannot be trusted); once a resume has observed every planned
+observation again, the damaged lines are only reported.
 
 Every category and tag a threshold names must exist in the suite (:func:`check_gate_names`, exit 2
 before anything runs). The same gate, read back from the run directory's ``config.json``
@@ -29,6 +34,7 @@ from fcbench.files import read_run_bytes
 from fcbench.metrics import Rate, RunMetrics, TargetMetrics
 from fcbench.report.common import fmt_rate
 from fcbench.run.pins import CONFIG_FILE
+from fcbench.store.records import damaged_note
 from fcbench.store.view import RecordView, run_views
 
 UNSAFE_LISTED = 5
@@ -180,7 +186,16 @@ def check_gate(
     for t in metrics.targets:
         failures.extend(GateFailure(t.name or t.target, t.mode, m) for m in _target_failures(t, gate, unsafe))
     failures.extend(_unmeasured(metrics, gate))
+    failures.extend(_damaged(metrics))
     return failures
+
+
+def _damaged(metrics: RunMetrics) -> Iterator[GateFailure]:
+    """Damaged record lines while planned observations are missing (see the module)."""
+    missing = sum(max(0, t.planned - t.observed) for t in metrics.targets)
+    if metrics.damaged_lines and missing:
+        note = damaged_note(metrics.damaged_lines)
+        yield GateFailure("*", "*", f"{note}; {missing} planned observation(s) not recorded")
 
 
 def run_gate_failures(run_dir: Path, metrics: RunMetrics) -> list[GateFailure]:

@@ -25,6 +25,7 @@ from fcbench.report.compare import Comparison, TargetComparison, ValueDelta, fmt
 from fcbench.report.compare_render import flip_groups
 from fcbench.report.gate import GateFailure, gate_headline, run_gate_failures
 from fcbench.report.markdown import table
+from fcbench.store.records import damaged_note
 
 MAX_FLIPS_LISTED = 20
 """Flipped cases listed per group; the rest are counted (the JSON output has them all)."""
@@ -77,6 +78,8 @@ def render_github(metrics: RunMetrics, failures: Sequence[GateFailure]) -> str:
         f"{md_escape(run.dataset_version)}, {run.repeats} repeats. {case_results(metrics)}",
         "",
     ]
+    if metrics.damaged_lines:
+        out += [f"**Warning**: {damaged_note(metrics.damaged_lines)}.", ""]
     if failures:
         out += ["### Gate failures", ""] + [f"- {md_escape(str(f), limit=500)}" for f in failures] + [""]
     out += table(

@@ -43,6 +43,7 @@ from fcbench.report.html_data import (
     raw_block,
 )
 from fcbench.report.judge import judge_context
+from fcbench.store.records import damaged_note
 
 CHART_RATES: tuple[tuple[str, str], ...] = (
     ("pass_rate", "Pass"),
@@ -171,6 +172,7 @@ def page_context(
     return {
         "run": metrics.run,
         "records_read": metrics.records_read,
+        "damaged": damaged_note(metrics.damaged_lines),
         "rate_titles": [title for _, title in RATE_COLUMNS],
         "summary": summary_rows(metrics),
         "chart": rates_chart(metrics),

@@ -14,7 +14,9 @@ Every ``<testcase>`` carries ``time``, the latency of its counted repeats in sec
 ``errors`` and ``skipped`` counts; each ``<testsuite>``'s properties include ``anomaly.<code>``
 (the accepted observations carrying that anomaly code). The observations are read through the
 metrics' record observer with the same de-duplication as the metrics: a later record of one
-(target, case, repeat, mode) replaces an earlier error, any other duplicate is ignored.
+(target, case, repeat, mode) replaces an earlier error, any other duplicate is ignored. Damaged
+lines of ``records.jsonl`` (not JSON, a torn last line) add a ``<testsuite>`` named after the
+file with one ``<testcase>`` in ``<error>`` (type ``damaged_lines``) that says how many.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 
 from fcbench.metrics import CaseSummary, RunMetrics, TargetMetrics, compute_metrics
 from fcbench.report.common import strip_control
+from fcbench.store.records import RECORDS_FILE, damaged_note
 from fcbench.store.view import RecordView, decoded
 
 MAX_MESSAGE_CHARS = 1000
@@ -114,6 +117,10 @@ def render_junit(metrics: RunMetrics, observations: JunitObservations) -> str:
         if timestamp:
             suite.set("timestamp", timestamp)
         total_ms += suite_ms
+    if metrics.damaged_lines:
+        _damaged_suite(root, metrics.damaged_lines)
+        totals["tests"] += 1
+        totals["errors"] += 1
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("time", _seconds(total_ms))
@@ -121,6 +128,15 @@ def render_junit(metrics: RunMetrics, observations: JunitObservations) -> str:
         root.set("timestamp", timestamp)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _damaged_suite(root: ET.Element, count: int) -> None:
+    """A suite of one test in error for the damaged lines of ``records.jsonl`` (CI shows it)."""
+    suite = ET.SubElement(root, "testsuite", name=RECORDS_FILE, tests="1", failures="0", errors="1")
+    suite.set("skipped", "0")
+    suite.set("time", _seconds(0))
+    case = ET.SubElement(suite, "testcase", name="damaged record lines", classname=RECORDS_FILE)
+    ET.SubElement(case, "error", message=damaged_note(count), type="damaged_lines")
 
 
 def _properties(suite: ET.Element, metrics: RunMetrics, t: TargetMetrics) -> None:

@@ -33,6 +33,7 @@ from fcbench.report.common import (
 )
 from fcbench.report.gate import GateFailure, gate_headline
 from fcbench.report.judge import judge_markdown
+from fcbench.store.records import damaged_note
 
 WORST_CASES = 25
 """How many failing case x target rows the worst-cases table shows."""
@@ -63,6 +64,7 @@ def render_markdown(
         f"planned observations: {run.planned}",
         f"- Started {md_escape(run.started_at)}, finished {md_escape(run.finished_at or 'not finished')}; "
         f"fcbench {md_escape(run.fcbench_version)}; records read: {metrics.records_read}",
+        *([f"- **Warning**: {damaged_note(metrics.damaged_lines)}"] if metrics.damaged_lines else []),
         "",
         "Every rate is shown as `rate% (n/d) [low–high]`, the bracket being its Wilson 95% interval. "
         "Provider and harness errors are coverage loss: they are excluded from the denominators of the "

@@ -38,6 +38,7 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     limits hit, then each provider error code with an example; return the metrics."""
     from fcbench.metrics import compute_metrics
     from fcbench.report.judge import print_judge
+    from fcbench.store.records import damaged_note
 
     metrics = compute_metrics(run_dir)
     columns = (
@@ -65,6 +66,8 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
         if t.observed
     ]
     console.print(fitted(columns, rows, width=console.width, title=f"fcbench run {run_dir.name}"))
+    if metrics.damaged_lines:
+        console.print(f"warning: {damaged_note(metrics.damaged_lines)}", style="yellow", highlight=False)
     print_writes(console, metrics)
     print_provider_errors(console, metrics)
     print_judge(console, metrics)

@@ -456,17 +456,27 @@ def is_record(data: Any) -> bool:
 
 @dataclass
 class DamagedLines:
-    """Counts the complete lines of a records file that a reader skipped as damaged."""
+    """Counts the lines of a records file that a reader skipped as damaged (the observations they
+    held are missing)."""
 
     count: int = 0
-    """Lines that are not JSON (or nest too deeply to decode), or JSON that is no record."""
+    """Lines that are not JSON (or nest too deeply to decode), JSON that is no record (where the
+    reader skips it rather than refusing the file), and a torn last line."""
+
+
+def damaged_note(count: int) -> str:
+    """What every report and reader prints of ``count`` damaged lines (empty when there are none)."""
+    if not count:
+        return ""
+    lines = "line" if count == 1 else "lines"
+    return f"{count} damaged record {lines} skipped (the observations they held are missing)"
 
 
 def iter_record_dicts(path: Path, damaged: DamagedLines | None = None) -> Iterator[dict[str, Any]]:
     """Yield each complete record line as decoded JSON (check it with :func:`is_record`).
 
-    A torn last line (a killed writer) ends the file; a line that is not JSON is skipped (and
-    counted in ``damaged`` when given).
+    A torn last line (a killed writer) ends the file; it and a line that is not JSON are skipped
+    (and counted in ``damaged`` when given).
     """
     try:
         fh = open_run_file(path)
@@ -475,6 +485,8 @@ def iter_record_dicts(path: Path, damaged: DamagedLines | None = None) -> Iterat
     with fh:
         for raw in fh:
             if not raw.endswith(b"\n"):
+                if damaged is not None:
+                    damaged.count += 1
                 return
             try:
                 yield json.loads(raw)

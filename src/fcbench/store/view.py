@@ -33,6 +33,7 @@ from fcbench.files import open_run_file
 from fcbench.grading.regrade import Observation, Regrader, regrader
 from fcbench.store.records import (
     RECORDS_FILE,
+    DamagedLines,
     ObservationKey,
     Record,
     is_record,
@@ -350,12 +351,13 @@ class _Unscorable:
         self.why = why
 
 
-def complete_lines(path: Path) -> Iterator[tuple[list[bytes], bool]]:
+def complete_lines(path: Path, torn: DamagedLines | None = None) -> Iterator[tuple[list[bytes], bool]]:
     """The complete lines of ``path`` (without their newlines), a block at a time, each block with
     whether it is all ASCII (else check each line with :func:`readable_line`).
 
     A torn last line (a killed writer) ends the file, as in
-    :func:`fcbench.store.records.iter_record_dicts`.
+    :func:`fcbench.store.records.iter_record_dicts`, and is counted in ``torn`` when given (once:
+    a resume drops it before it appends, :func:`fcbench.store.records.truncate_torn_tail`).
     """
     try:
         fh = open_run_file(path)
@@ -369,6 +371,8 @@ def complete_lines(path: Path) -> Iterator[tuple[list[bytes], bool]]:
             lines[0] = rest + lines[0]
             rest = lines.pop()
             yield lines, ascii
+        if rest and torn is not None:
+            torn.count += 1
 
 
 def readable_line(line: bytes) -> bool:
@@ -402,24 +406,27 @@ def read_view(line: bytes, readable: bool = True) -> RecordView | None:
         return None
 
 
-def iter_views(path: Path) -> Iterator[RecordView]:
+def iter_views(path: Path, damaged: DamagedLines | None = None) -> Iterator[RecordView]:
     """The view of every record of a ``records.jsonl`` file, in file order (lines that are no
-    records are skipped; a torn last line ends the file)."""
-    for lines, readable in complete_lines(path):
+    records are skipped; a torn last line ends the file), each skipped line and a torn last line
+    counted in ``damaged`` when given."""
+    for lines, readable in complete_lines(path, damaged):
         for line in lines:
             view = read_view(line, readable)
             if view is not None:
                 yield view
+            elif damaged is not None:
+                damaged.count += 1
 
 
-def run_views(run_dir: Path) -> Iterator[RecordView]:
-    """The record views of a run directory, checked first: :class:`RunStateError` when ``run_dir``
-    is not a run directory (no valid manifest) or holds no records file."""
+def run_views(run_dir: Path, damaged: DamagedLines | None = None) -> Iterator[RecordView]:
+    """The record views of a run directory (:func:`iter_views`), checked first: :class:`RunStateError`
+    when ``run_dir`` is not a run directory (no valid manifest) or holds no records file."""
     read_manifest(run_dir)
     path = run_dir / RECORDS_FILE
     if not path.is_file():
         raise RunStateError(f"{run_dir}: no {RECORDS_FILE}")
-    return iter_views(path)
+    return iter_views(path, damaged)
 
 
 def regrade_view(grader: Regrader, view: RecordView, profile: str) -> RecordView:

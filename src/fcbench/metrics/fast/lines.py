@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from fcbench.errors import RunStateError
 from fcbench.metrics.aggregate import RunAccumulator, Undecodable
 from fcbench.metrics.partial import Unsplittable
-from fcbench.store.records import RECORDS_FILE, Record, is_record
+from fcbench.store.records import RECORDS_FILE, DamagedLines, Record, is_record
 from fcbench.store.view import DECODE_ERRORS, DECODER, RecordView, complete_lines, readable_line, view_of
 
 Regrade = Callable[[RecordView], RecordView]
@@ -83,12 +83,15 @@ def fold_lines(
     straight from the lines as :func:`fcbench.metrics.compute_metrics` does for the ``strict``
     profile; returns how many lines were JSON (``records_read``). With a ``share``, only the lines
     of its part, each record's order index still its line number in the whole file. ``each``
-    (re-grading, observing) is given every view of a wanted mode before it is folded."""
+    (re-grading, observing) is given every view of a wanted mode before it is folded. Lines that
+    are not JSON and a torn last line are counted in ``acc.damaged`` (the torn line by part 0 alone:
+    every part reads it)."""
+    torn = DamagedLines()
     read = 0
     seen = 0  # lines before this block
     decode = DECODER.decode
     add = acc.add
-    for lines, readable in complete_lines(run_dir / RECORDS_FILE):
+    for lines, readable in complete_lines(run_dir / RECORDS_FILE, torn):
         numbers = range(seen + 1, seen + len(lines) + 1)
         seen += len(lines)
         if share is None:
@@ -126,11 +129,14 @@ def fold_lines(
             try:  # the line as the record dicts were read: json.loads decides
                 rec = json.loads(line)
             except (ValueError, RecursionError):
+                acc.damaged += 1
                 continue
             read += 1
             if share is not None and not (is_record(rec) and share.holds(view_of(rec).case_id)):
                 raise Unsplittable(f"line {number}: a record another part may hold, or not a record")
             fold_record(acc, rec, run_dir, read, wanted, each)
+    if share is None or share.part == 0:
+        acc.damaged += torn.count
     return read
 
 
