@@ -21,6 +21,8 @@ from fcbench.store.records import (
 )
 
 DEFAULT_TARGET = ("mock", "sim-a")
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+"""What the items of :meth:`RunBuilder.add`'s ``usage`` are, in order (the cache parts optional)."""
 
 
 def call_outcome(*calls: tuple[str, Any]) -> dict[str, Any]:
@@ -106,7 +108,7 @@ class RunBuilder:
         tags: list[str] | None = None,
         prompt: str = "a prompt",
         latency_ms: float | None = 100.0,
-        usage: tuple[int | None, int | None] = (10, 5),
+        usage: tuple[int | None, ...] = (10, 5),
         cost_usd: float | None = 0.001,
         error: str | None = None,
         raw: dict[str, Any] | None = None,
@@ -126,7 +128,7 @@ class RunBuilder:
                 outcome=outcome,
                 verdict=verdict_,
                 latency_ms=latency_ms,
-                usage={"input_tokens": usage[0], "output_tokens": usage[1]},
+                usage=dict(zip(USAGE_FIELDS, usage, strict=False)),
                 cost_usd=cost_usd,
                 raw=raw if raw is not None else {"request": {"model": target[1]}, "response": {"ok": True}},
                 error=error,
