@@ -19,9 +19,14 @@ import pytest
 from cassettes import Replayer, config_for, load_cassette
 from robust_run import records
 
+from fcbench.metrics import compute_metrics
+from fcbench.report.common import fmt_rate
+from fcbench.report.notes import mostly_text_calls
 from fcbench.store.records import read_manifest
 
 CASSETTE = "llamacpp-qwen2.5-coder-0.5b"
+SUMMARY_FILE = "summary.txt"
+"""Where the fixture keeps the run's terminal summary, beside the run folder."""
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +47,7 @@ def replayed(cassette: dict[str, Any], tmp_path_factory: pytest.TempPathFactory)
             capture_output=True, text=True, timeout=300, check=False,
         )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+    (tmp / SUMMARY_FILE).write_text(done.stdout, encoding="utf-8")
     [run_dir] = [p for p in tmp.iterdir() if p.is_dir()]
     return run_dir, replayer
 
@@ -184,3 +190,33 @@ def test_repairs_profile_reads_the_calls_this_model_writes_as_text(replayed: tup
     for mode, target in repaired.items():
         extracted = len({key for key in from_text if key[1] == mode})
         assert target["schema_valid"]["d"] == strict[mode]["schema_valid"]["d"] + extracted
+
+
+def test_the_summary_and_report_say_most_answers_were_calls_written_as_text(
+    replayed: tuple[Path, Replayer],
+) -> None:
+    """This model, with its own template, writes most calls as text: the run's summary and the
+    markdown report say so per target, with the strict and the repairs profile's pass rates."""
+    run_dir, _ = replayed
+    strict = compute_metrics(run_dir)
+    repaired = {(t.target, t.mode): t for t in compute_metrics(run_dir, profile="repairs").targets}
+    shown = mostly_text_calls(strict)
+    assert shown, "the cassette's answers are mostly calls written as text"
+    summary = " ".join((run_dir.parent / SUMMARY_FILE).read_text(encoding="utf-8").split())
+    report = subprocess.run(
+        [sys.executable, "-m", "fcbench", "report", str(run_dir)], capture_output=True, text=True, check=True
+    ).stdout
+    notes = report.split("## Notes on the targets", 1)[1]
+    for t in shown:
+        repairs = repaired[(t.target, t.mode)]
+        assert t.decisions["call_in_text"] > t.scorable / 2
+        line = (
+            f"calls written as text {t.target} [{t.mode}]: {t.decisions['call_in_text']}/{t.scorable} answers"
+        )
+        figures = (
+            f"pass {fmt_rate(t.pass_rate, 0)} strict, {fmt_rate(repairs.pass_rate, 0)} with --profile repairs"
+        )
+        assert line in summary and figures in summary, summary
+        assert figures in notes
+    gained = [t for t in shown if repaired[(t.target, t.mode)].pass_rate.n > t.pass_rate.n]
+    assert gained, "the repairs profile passes more of them somewhere"

@@ -30,7 +30,15 @@ from fcbench.mock.server import MockServer, base_urls
 from fcbench.transport import RETRYABLE_CODES, Exchange, RetryBudget, RetryPolicy, Transport
 
 TEXT_REPLY = json.dumps({"kind": "text", "text": "Hello there."})
-NOT_RETRYABLE = {"schema_rejected", "auth", "not_found", "bad_request", "harness", "too_large"}
+NOT_RETRYABLE = {
+    "schema_rejected",
+    "auth",
+    "not_found",
+    "bad_request",
+    "harness",
+    "too_large",
+    "model_output_invalid",
+}
 
 
 class _RecordedSleep:

@@ -46,8 +46,12 @@ ProviderErrorCode = Literal[
     "bad_request",
     "harness",
     "too_large",
+    "model_output_invalid",
 ]
-"""Why a request produced no model output. Every one of these is coverage loss, never a model error."""
+"""Why a request produced no model output. Every one of these is coverage loss, never a model error
+(``model_output_invalid``: the server could not parse what the model wrote, the model's behaviour
+rather than an infrastructure fault, so reports count it apart: :data:`MODEL_CAUSED_ERRORS`)."""
+MODEL_CAUSED_ERRORS: frozenset[ProviderErrorCode] = frozenset({"model_output_invalid"})
 
 
 Continuation = Literal["stateless", "stateful"]

@@ -19,6 +19,7 @@ from fcbench.report.github import render_github_run
 from fcbench.report.jsonfmt import render_json
 from fcbench.report.junit import render_junit_run
 from fcbench.report.markdown import render_markdown
+from fcbench.report.notes import notes_section
 from fcbench.store.records import read_manifest
 from fcbench.store.view import RecordView, run_views
 from fcbench.suite.loader import load_suite
@@ -63,7 +64,9 @@ def render_report(
         return text + "\n" + _repair_table(repairs.rows, profile)
     metrics = compute_metrics(run_dir, modes=modes, profile=profile, parts="auto")
     if fmt == "md":
-        return render_markdown(metrics, gate=run_gate_failures(run_dir, metrics))
+        return render_markdown(metrics, gate=run_gate_failures(run_dir, metrics)) + notes_section(
+            run_dir, metrics
+        )
     return renderer(metrics)
 
 

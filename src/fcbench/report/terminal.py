@@ -38,6 +38,7 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     limits hit, then each provider error code with an example; return the metrics."""
     from fcbench.metrics import compute_metrics
     from fcbench.report.judge import print_judge
+    from fcbench.report.notes import model_caused_lines, text_call_lines
     from fcbench.store.records import damaged_note
 
     metrics = compute_metrics(run_dir)
@@ -70,6 +71,8 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
         console.print(f"warning: {damaged_note(metrics.damaged_lines)}", style="yellow", highlight=False)
     print_writes(console, metrics)
     print_provider_errors(console, metrics)
+    for line in model_caused_lines(metrics) + text_call_lines(run_dir, metrics):
+        console.print(terminal_text(line), style="yellow", highlight=False, soft_wrap=True)
     print_judge(console, metrics)
     return metrics
 

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fcbench.adapters import common
+from fcbench.adapters.model_errors import refine_model_caused
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -96,7 +97,7 @@ def _code(error: Mapping[str, Any] | None, status: int | None) -> ProviderErrorC
     message = error.get("message") if error is not None else None
     if code == "bad_request" and isinstance(message, str) and _SCHEMA_MESSAGE.search(message):
         return "schema_rejected"
-    return code
+    return refine_model_caused(code, message)
 
 
 def error_outcome(body: Any, status: int | None = None) -> ProviderErrorOutcome:

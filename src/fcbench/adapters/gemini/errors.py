@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fcbench.adapters import common
+from fcbench.adapters.model_errors import refine_model_caused
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
 
 STATUS_NAMES: dict[str, ProviderErrorCode] = {
@@ -109,7 +110,7 @@ def _code(error: Mapping[str, Any] | None, status: int | None) -> ProviderErrorC
             return "auth"
         if isinstance(message, str) and _SCHEMA_MESSAGE.search(message):
             return "schema_rejected"
-    return code
+    return refine_model_caused(code, error.get("message") if error is not None else None)
 
 
 def _describe(error: Mapping[str, Any]) -> str:

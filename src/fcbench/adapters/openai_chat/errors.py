@@ -17,7 +17,9 @@ other 400, 409, 413, 422   ``bad_request``, unless the error ``code`` is more sp
 408, 504                   ``timeout`` (as Anthropic and Gemini read a gateway timeout)
 429                        ``rate_limited`` (also ``insufficient_quota``; the message says which)
 500, 502, other 5xx        ``server``, or ``overloaded`` when the message says "overloaded"
-                           (OpenAI reports overload as 500 or 503)
+                           (OpenAI reports overload as 500 or 503), or ``model_output_invalid``
+                           when it says the model's output could not be parsed
+                           (:mod:`fcbench.adapters.model_errors`)
 503, 529                   ``overloaded``
 other 4xx                  ``bad_request``; any other status ``bad_response``
 =========================  ===============================================================
@@ -43,6 +45,7 @@ from fcbench.adapters.common import (
     retry_after_header,
     unstructured_error_message,
 )
+from fcbench.adapters.model_errors import refine_model_caused
 from fcbench.contract import ProviderErrorCode, ProviderErrorOutcome
 
 STATUS_CODES: dict[int, ProviderErrorCode] = {
@@ -131,11 +134,12 @@ def _is_schema_error(error: Mapping[str, Any]) -> bool:
 
 
 def _refine_server(code: ProviderErrorCode, error: Mapping[str, Any] | None) -> ProviderErrorCode:
-    """``overloaded`` for a ``server`` error whose message says so, else ``code`` unchanged."""
+    """``overloaded`` for a ``server`` error whose message says so, ``model_output_invalid`` for one
+    whose message says the model's output could not be parsed, else ``code`` unchanged."""
     message = error.get("message") if error is not None else None
     if code == "server" and isinstance(message, str) and _OVERLOADED_MESSAGE.search(message):
         return "overloaded"
-    return code
+    return refine_model_caused(code, message)
 
 
 def code_for_error(error: Mapping[str, Any], default: ProviderErrorCode = "server") -> ProviderErrorCode:
