@@ -233,6 +233,10 @@ class RunConfig(BaseModel):
     sample: int | None = Field(default=None, ge=1)
     """Run a sample of this many cases in total, in proportion per category, drawn only from the cases
     the run's ``modes`` observe (the same for the same ``seed``)."""
+    include_pending: bool = Field(default=False, exclude_if=lambda included: not included)
+    """Run and score the suite's pending cases too (``label: pending``: an expectation prefilled from
+    a log that no person has confirmed); by default they are left out and counted as "pending, not
+    scored" (both pinned in the manifest's ``filters``)."""
     gate: Gate = Field(default_factory=lambda: Gate())
     """What makes ``fcbench run`` exit 1 (coverage, pass rates); never part of what is measured."""
     continuation: Continuation = "stateless"
@@ -434,6 +438,8 @@ class CommandLine(_Flags):
     """``--sample``."""
     judge: str | None = None
     """``--judge``."""
+    include_pending: bool | None = None
+    """``--include-pending``."""
     gate: GateFlags = GateFlags()
     """The gate flags."""
 

@@ -169,7 +169,8 @@ def managed_services(
                 from fcbench.mock.server import MockServer
 
                 mock = stack.enter_context(MockServer(latency_ms=mock_latency_ms, faults=mock_faults))
-                services[key] = RunningService(mock.url, {"managed": "mock", "latency_ms": mock_latency_ms})
+                pins = {"managed": "mock", "latency_ms": mock_latency_ms, "faults": mock_faults or "none"}
+                services[key] = RunningService(mock.url, pins)
             else:
                 services[key] = stack.enter_context(local_service(target.model, console))
         yield services

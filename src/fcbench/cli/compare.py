@@ -75,6 +75,8 @@ def compare(
     from fcbench.report.gate import run_unsafe_writes
     from fcbench.report.github import render_compare_github
     from fcbench.report.pairing import parse_pair
+    from fcbench.report.pin_diff import pin_differences
+    from fcbench.store.records import read_manifest
 
     if max_drop < 0:
         raise ConfigError("must not be negative", key="--max-drop")
@@ -97,6 +99,8 @@ def compare(
         max_cost_increase=_percent(max_cost_increase, "--max-cost-increase"),
         unsafe=(run_unsafe_writes(base), run_unsafe_writes(new)),
     )
+    differences = pin_differences(read_manifest(base), read_manifest(new))
+    comparison = comparison.model_copy(update={"warnings": [*differences, *comparison.warnings]})
     renderers = {
         CompareFormat.md: render_compare_markdown,
         CompareFormat.json: render_compare_json,

@@ -92,6 +92,14 @@ def run_command(
             "changing it; its agreement is reported."
         ),
     ] = None,
+    include_pending: Annotated[
+        bool,
+        typer.Option(
+            "--include-pending",
+            help="Run and score pending cases too (expected prefilled from logs, not confirmed by a "
+            "person); by default they are left out and counted as 'pending, not scored'.",
+        ),
+    ] = False,
     dry_run: Annotated[
         bool, typer.Option(help="Print the plan, request count and cost estimate; send nothing.")
     ] = False,
@@ -160,6 +168,7 @@ def run_command(
         exclude_tags=exclude_tag,
         sample=sample,
         judge=judge,
+        include_pending=include_pending or None,
         gate=GateFlags(
             min_coverage=min_coverage,
             min_pass_rate=min_pass_rate,
@@ -224,6 +233,12 @@ def summarise_and_gate(result: RunResult, cfg: RunConfig) -> None:
         highlight=False,
         soft_wrap=True,
     )
+    pending = result.manifest.filters.get("pending_not_scored")
+    if isinstance(pending, int) and pending:
+        out_console.print(
+            f"pending, not scored: {pending} (cases not confirmed by a person; --include-pending scores them)",
+            highlight=False,
+        )
     failures = check_gate(metrics, cfg.gate, result.stopped, run_unsafe_writes(result.run_dir))
     for failure in failures:
         out_console.print(terminal_text(f"gate failed: {failure}"))

@@ -280,11 +280,23 @@ def _plan(spec: RunSpec) -> list[Planned]:
         sample=config.sample,
         seed=config.seed,
         modes=config.modes,
+        include_pending=config.include_pending,
     )
     plan = [*build_plan(spec.targets, cases, spec.config.repeats, spec.config.modes)]
     if not plan:
         raise ConfigError("no selected case applies to the selected modes", key="modes")
     return [p for p in plan if spec.shard is None or spec.shard.owns(p.seq)]
+
+
+def pending_not_scored(spec: RunSpec) -> int:
+    """The pending cases the run's filters select that it leaves out (none with ``include_pending``)."""
+    config = spec.config
+    if config.include_pending or spec.requests:
+        return 0
+    selected = select_cases(
+        spec.suite.cases, config.categories, config.tags, config.cases, exclude_tags=config.exclude_tags
+    )
+    return sum(1 for case in selected if case.pending)
 
 
 def _service_url(target: Target, running: Mapping[str, RunningService]) -> str | None:
@@ -328,6 +340,8 @@ def _manifest(
             "cases": config.cases,
             "exclude_tags": config.exclude_tags,
             "sample": config.sample,
+            "include_pending": config.include_pending,
+            "pending_not_scored": pending_not_scored(spec),
         },
     )
 
@@ -458,6 +472,7 @@ __all__ = [
     "estimate",
     "execute",
     "new_run_id",
+    "pending_not_scored",
     "prepare",
     "resolve_targets",
     "resume_base",

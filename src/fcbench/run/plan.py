@@ -91,11 +91,13 @@ def select_cases(
     sample: int | None = None,
     seed: int = 0,
     modes: Sequence[str] | None = None,
+    include_pending: bool = True,
 ) -> list[Case]:
     """Cases matching every given filter (a filter left empty matches everything), minus those
-    with an excluded tag, then (with ``sample``) a stratified sample of ``sample`` cases in total
-    (:func:`stratified_sample`), drawn only from the cases one of ``modes`` observes (all, when
-    ``modes`` is None), so a sample for ``selection`` holds no recovery scenario and vice versa."""
+    with an excluded tag and (unless ``include_pending``) the pending ones, then (with ``sample``) a
+    stratified sample of ``sample`` cases in total (:func:`stratified_sample`), drawn only from the
+    cases one of ``modes`` observes (all, when ``modes`` is None), so a sample for ``selection``
+    holds no recovery scenario and vice versa."""
     cats, tag_set, id_set, excluded = set(categories), set(tags), set(ids), set(exclude_tags)
     known = {c.id for c in cases}
     unknown = sorted(id_set - known)
@@ -111,6 +113,15 @@ def select_cases(
     ]
     if not chosen:
         raise ConfigError("the filters select no case", key="--category/--tag/--case/--exclude-tag")
+    if not include_pending:
+        confirmed = [c for c in chosen if not c.pending]
+        if not confirmed:
+            raise ConfigError(
+                f"every selected case is pending ({len(chosen)}: expected prefilled, not confirmed by a "
+                "person); confirm them (fcbench cases review) or pass --include-pending to score them",
+                key="--include-pending",
+            )
+        chosen = confirmed
     if sample is None:
         return chosen
     pool = chosen if modes is None else [c for c in chosen if any(mode_applies(m, c) for m in modes)]
