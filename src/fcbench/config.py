@@ -30,6 +30,7 @@ from fcbench.endpoints import (
 )
 from fcbench.errors import ConfigError
 from fcbench.files import open_user_file
+from fcbench.pricing import ModelPrice, PriceTable
 
 CREDENTIAL_HEADER = re.compile(
     r"auth|api[-_]?key|token|secret|cookie|password|session|subscription[-_]key|signature", re.IGNORECASE
@@ -155,13 +156,23 @@ TargetEntry = Annotated[
 """A ``targets:`` item: ``ENDPOINT:MODEL``, or an object (errors then name the object's keys)."""
 
 
+def _unset(value: float | None) -> bool:
+    return value is None
+
+
 class Price(BaseModel):
-    """USD per million tokens."""
+    """USD per million tokens (each input part priced apart: :meth:`fcbench.pricing.PriceTable.cost`)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
     input: float = Field(ge=0)
+    """Input tokens neither read from nor written to a prompt cache."""
     output: float = Field(ge=0)
+    """Output tokens."""
+    cache_read: float | None = Field(default=None, ge=0, exclude_if=_unset)
+    """Input tokens read from a prompt cache; unset: the ``input`` price."""
+    cache_write: float | None = Field(default=None, ge=0, exclude_if=_unset)
+    """Input tokens written to a prompt cache; unset: the ``input`` price."""
 
 
 class Gate(BaseModel):
@@ -264,6 +275,12 @@ class RunConfig(BaseModel):
     def target_settings(self) -> dict[str, TargetSettings]:
         """``ENDPOINT:MODEL`` -> its own request settings (only for entries that carry some)."""
         return {t.target: t.settings() for t in self.targets if isinstance(t, NamedTarget)}
+
+    def price_table(self) -> PriceTable:
+        """The built-in prices with the config's ``prices`` over them."""
+        return PriceTable(
+            {m: ModelPrice(p.input, p.output, p.cache_read, p.cache_write) for m, p in self.prices.items()}
+        )
 
     def user_endpoints(self) -> dict[str, Endpoint]:
         """The config's endpoints as :class:`Endpoint` objects."""

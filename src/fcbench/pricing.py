@@ -4,6 +4,11 @@ A small built-in table (USD per million tokens, list prices, check them before r
 that a config's ``prices`` overrides. Unknown price -> ``cost_usd: null``; a local or simulated
 endpoint costs 0.
 
+Each part of a request's input is priced apart (:meth:`PriceTable.cost`): the input tokens read
+from a prompt cache at the cache-read price, those written to one at the cache-write price, the
+rest at the input price. A price without a cache-read or cache-write figure prices that part at the
+input price (so a cache never makes a request look cheaper than the table says).
+
 How a model id finds its price (:meth:`PriceTable.match` names the table key used):
 
 1. **Exact id.** The id as written, looked up in the config's ``prices`` first, then in the
@@ -37,22 +42,40 @@ import math
 import re
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
+from typing import NamedTuple
 
-BUILTIN_PRICES: Mapping[str, tuple[float, float]] = MappingProxyType(
+from fcbench.contract import Usage
+
+
+class ModelPrice(NamedTuple):
+    """One model's price, USD per million tokens."""
+
+    input: float
+    """Input tokens neither read from nor written to a prompt cache."""
+    output: float
+    """Output tokens."""
+    cache_read: float | None = None
+    """Input tokens read from a prompt cache (None: priced as ``input``)."""
+    cache_write: float | None = None
+    """Input tokens written to a prompt cache (None: priced as ``input``)."""
+
+
+BUILTIN_PRICES: Mapping[str, ModelPrice] = MappingProxyType(
     {
-        "gpt-4o": (2.50, 10.00),
-        "gpt-4o-mini": (0.15, 0.60),
-        "gpt-4.1": (2.00, 8.00),
-        "gpt-4.1-mini": (0.40, 1.60),
-        "claude-sonnet-4": (3.00, 15.00),
-        "claude-sonnet-4-0": (3.00, 15.00),
-        "claude-3-5-haiku": (0.80, 4.00),
-        "claude-3-5-haiku-latest": (0.80, 4.00),
-        "gemini-2.5-flash": (0.30, 2.50),
-        "gemini-2.5-pro": (1.25, 10.00),
+        "gpt-4o": ModelPrice(2.50, 10.00, cache_read=1.25),
+        "gpt-4o-mini": ModelPrice(0.15, 0.60, cache_read=0.075),
+        "gpt-4.1": ModelPrice(2.00, 8.00, cache_read=0.50),
+        "gpt-4.1-mini": ModelPrice(0.40, 1.60, cache_read=0.10),
+        "claude-sonnet-4": ModelPrice(3.00, 15.00, cache_read=0.30, cache_write=3.75),
+        "claude-sonnet-4-0": ModelPrice(3.00, 15.00, cache_read=0.30, cache_write=3.75),
+        "claude-3-5-haiku": ModelPrice(0.80, 4.00, cache_read=0.08, cache_write=1.00),
+        "claude-3-5-haiku-latest": ModelPrice(0.80, 4.00, cache_read=0.08, cache_write=1.00),
+        "gemini-2.5-flash": ModelPrice(0.30, 2.50, cache_read=0.03),
+        "gemini-2.5-pro": ModelPrice(1.25, 10.00, cache_read=0.125),
     }
 )
-"""Model id -> (input, output) USD per million tokens (read-only)."""
+"""Model id -> its list price (read-only); the cache-write figure of Anthropic models is the
+five-minute cache's."""
 
 MAX_TOKEN_COUNT = 2**53
 """Largest token count taken as reported: no real request comes near it, and beyond it JSON readers
@@ -79,8 +102,9 @@ _VERSION_SUFFIX = re.compile(
 class PriceTable:
     """Looks up a model's price: config overrides first, then the built-in table (rules: module doc)."""
 
-    def __init__(self, overrides: Mapping[str, tuple[float, float]] | None = None) -> None:
-        self._prices: dict[str, tuple[float, float]] = {**BUILTIN_PRICES, **(overrides or {})}
+    def __init__(self, overrides: Mapping[str, ModelPrice | tuple[float, float]] | None = None) -> None:
+        given = {model: ModelPrice(*price) for model, price in (overrides or {}).items()}
+        self._prices: dict[str, ModelPrice] = {**BUILTIN_PRICES, **given}
         # Longest first, so the first key that fits is the longest one.
         self._by_length: tuple[str, ...] = tuple(sorted(self._prices, key=lambda k: (-len(k), k)))
 
@@ -96,21 +120,24 @@ class PriceTable:
                     return key
         return None
 
-    def price(self, model: str) -> tuple[float, float] | None:
-        """(input, output) USD per million tokens for ``model``, or None when it has no price."""
+    def price(self, model: str) -> ModelPrice | None:
+        """The price of ``model`` (USD per million tokens), or None when it has no price."""
         key = self.match(model)
         return None if key is None else self._prices[key]
 
-    def cost(
-        self, model: str, input_tokens: int | None, output_tokens: int | None, *, local: bool
-    ) -> float | None:
-        """Cost of one request in USD, 0 for local endpoints, None when the price or usage is unknown."""
+    def cost(self, model: str, usage: Usage, *, local: bool) -> float | None:
+        """Cost of one request in USD, each part of its input at its own price (module doc); 0 for
+        local endpoints; None when the price or a count is unknown, or the cache parts exceed the
+        input they are parts of."""
         if local:
             return 0.0
         price = self.price(model)
-        if price is None or input_tokens is None or output_tokens is None:
+        uncached = usage.uncached_input_tokens
+        if price is None or uncached is None or usage.output_tokens is None or uncached < 0:
             return None
-        return (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
+        read = (usage.cache_read_input_tokens or 0) * _or_input(price.cache_read, price)
+        written = (usage.cache_creation_input_tokens or 0) * _or_input(price.cache_write, price)
+        return (uncached * price.input + read + written + usage.output_tokens * price.output) / 1_000_000
 
 
 def usage_problems(input_tokens: int | None, output_tokens: int | None, cost: float | None) -> list[str]:
@@ -124,6 +151,11 @@ def usage_problems(input_tokens: int | None, output_tokens: int | None, cost: fl
     if cost is not None and not math.isfinite(cost):
         problems.append("cost_usd overflows the float range: left out")
     return problems
+
+
+def _or_input(part_price: float | None, price: ModelPrice) -> float:
+    """A part's price, or the input price when the table has none for that part."""
+    return price.input if part_price is None else part_price
 
 
 def _names(model: str) -> Iterator[str]:

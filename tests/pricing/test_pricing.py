@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from fcbench.pricing import BUILTIN_PRICES, PriceTable
+from fcbench.contract import Usage
+from fcbench.pricing import BUILTIN_PRICES, ModelPrice, PriceTable
+
+
+def _usage(input_tokens: int | None, output_tokens: int | None) -> Usage:
+    return Usage(input_tokens=input_tokens, output_tokens=output_tokens)
 
 
 @pytest.mark.parametrize(
@@ -45,7 +50,9 @@ from fcbench.pricing import BUILTIN_PRICES, PriceTable
 def test_pinned_ids_are_priced_as_their_model(model: str, key: str) -> None:
     table = PriceTable()
     assert table.match(model) == key
-    assert table.cost(model, 1_000_000, 1_000_000, local=False) == pytest.approx(sum(BUILTIN_PRICES[key]))
+    assert table.cost(model, _usage(1_000_000, 1_000_000), local=False) == pytest.approx(
+        BUILTIN_PRICES[key].input + BUILTIN_PRICES[key].output
+    )
 
 
 @pytest.mark.parametrize(
@@ -79,7 +86,7 @@ def test_other_models_have_no_price(model: str) -> None:
     table = PriceTable()
     assert table.match(model) is None
     assert table.price(model) is None
-    assert table.cost(model, 100, 100, local=False) is None
+    assert table.cost(model, _usage(100, 100), local=False) is None
 
 
 def test_mini_gets_minis_price_not_the_larger_models() -> None:
@@ -91,21 +98,21 @@ def test_mini_gets_minis_price_not_the_larger_models() -> None:
 def test_exact_config_override_beats_the_prefix_match() -> None:
     table = PriceTable({"gpt-4o-2024-08-06": (1.0, 2.0)})
     assert table.match("gpt-4o-2024-08-06") == "gpt-4o-2024-08-06"
-    assert table.cost("gpt-4o-2024-08-06", 1_000_000, 1_000_000, local=False) == pytest.approx(3.0)
+    assert table.cost("gpt-4o-2024-08-06", _usage(1_000_000, 1_000_000), local=False) == pytest.approx(3.0)
     assert table.match("gpt-4o-2024-11-20") == "gpt-4o"  # other pins still use the built-in key
 
 
 def test_config_override_replaces_a_builtin_key_for_its_pinned_ids_too() -> None:
     table = PriceTable({"gpt-4o": (1.0, 1.0)})
     assert table.match("gpt-4o-2024-08-06") == "gpt-4o"
-    assert table.price("gpt-4o-2024-08-06") == (1.0, 1.0)
+    assert table.price("gpt-4o-2024-08-06") == ModelPrice(1.0, 1.0)
     assert table.price("gpt-4o-mini-2024-07-18") == BUILTIN_PRICES["gpt-4o-mini"]
 
 
 def test_config_keys_take_part_in_prefix_matching_and_the_longest_key_wins() -> None:
     table = PriceTable({"gpt-4.1-nano": (0.1, 0.4), "gemini-2.5-flash-preview": (9.0, 9.0)})
     assert table.match("gpt-4.1-nano-2025-04-14") == "gpt-4.1-nano"
-    assert table.price("gpt-4.1-nano") == (0.1, 0.4)
+    assert table.price("gpt-4.1-nano") == ModelPrice(0.1, 0.4)
     assert table.match("gemini-2.5-flash-preview-latest") == "gemini-2.5-flash-preview"
     assert table.match("gemini-2.5-flash-preview-05-20") == "gemini-2.5-flash"
 
@@ -119,24 +126,24 @@ def test_an_exact_id_written_with_models_prefix_is_found_as_written_first() -> N
 def test_overrides_do_not_leak_into_other_tables_or_the_builtin_table() -> None:
     PriceTable({"my-model": (1.0, 1.0), "gpt-4o": (0.0, 0.0)})
     assert PriceTable().match("my-model") is None
-    assert PriceTable().price("gpt-4o") == (2.50, 10.00)
+    assert PriceTable().price("gpt-4o") == ModelPrice(2.50, 10.00, cache_read=1.25)
     assert "my-model" not in BUILTIN_PRICES
     with pytest.raises(TypeError):
-        BUILTIN_PRICES["x"] = (0.0, 0.0)  # type: ignore[index]
+        BUILTIN_PRICES["x"] = ModelPrice(0.0, 0.0)  # type: ignore[index]
 
 
 @pytest.mark.parametrize("model", ["gpt-4o-2024-08-06", "qwen2.5-7b-instruct", "unknown"])
 @pytest.mark.parametrize(("input_tokens", "output_tokens"), [(10, 20), (None, 20), (10, None), (None, None)])
 def test_local_endpoints_cost_zero(model: str, input_tokens: int | None, output_tokens: int | None) -> None:
-    assert PriceTable().cost(model, input_tokens, output_tokens, local=True) == 0.0
+    assert PriceTable().cost(model, _usage(input_tokens, output_tokens), local=True) == 0.0
 
 
 @pytest.mark.parametrize(("input_tokens", "output_tokens"), [(None, 20), (10, None), (None, None)])
 def test_unknown_usage_gives_none(input_tokens: int | None, output_tokens: int | None) -> None:
-    assert PriceTable().cost("gpt-4o-2024-08-06", input_tokens, output_tokens, local=False) is None
+    assert PriceTable().cost("gpt-4o-2024-08-06", _usage(input_tokens, output_tokens), local=False) is None
 
 
 def test_cost_is_tokens_times_price_per_million() -> None:
-    cost = PriceTable().cost("gpt-4o-mini-2024-07-18", 2_000, 500, local=False)
+    cost = PriceTable().cost("gpt-4o-mini-2024-07-18", _usage(2_000, 500), local=False)
     assert cost == pytest.approx((2_000 * 0.15 + 500 * 0.60) / 1_000_000)
-    assert PriceTable().cost("gpt-4o", 0, 0, local=False) == 0.0
+    assert PriceTable().cost("gpt-4o", _usage(0, 0), local=False) == 0.0

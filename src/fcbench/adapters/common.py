@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from types import MappingProxyType
@@ -143,16 +144,49 @@ def token_count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def usage_of(value: Any, input_key: str, output_keys: Sequence[str]) -> Usage:
-    """Canonical usage from a reported usage object: the count at ``input_key`` in, the sum of
-    those at ``output_keys`` out (each null when nothing is reported, or ``value`` is no object)."""
+@dataclass(frozen=True)
+class UsageFields:
+    """Where one dialect reports its token counts in its usage object (a path is the keys from
+    that object down to a count)."""
+
+    input: str
+    """The key of the input count."""
+    output: tuple[str, ...]
+    """The keys of the counts summed into the output tokens."""
+    cache_read: tuple[str, ...] = ()
+    """The path of the input tokens read from a prompt cache (empty: the dialect reports none)."""
+    cache_creation: tuple[str, ...] = ()
+    """The path of the input tokens written to a prompt cache (empty: the dialect reports none)."""
+    cache_apart: bool = False
+    """The dialect's input count leaves the cache parts out, so they are added to it."""
+
+
+def usage_of(value: Any, fields: UsageFields) -> Usage:
+    """Canonical usage from a reported usage object: every input token in ``input_tokens``, the
+    cache parts also apart, the sum of the output counts out (each null when nothing is reported,
+    or ``value`` is no object)."""
     if not isinstance(value, dict):
         return Usage()
-    counts = [token_count(value.get(key)) for key in output_keys]
+    counts = [token_count(value.get(key)) for key in fields.output]
     outputs = [n for n in counts if n is not None]
+    read, created = _count_at(value, fields.cache_read), _count_at(value, fields.cache_creation)
+    inputs = token_count(value.get(fields.input))
+    if fields.cache_apart and inputs is not None:
+        inputs += (read or 0) + (created or 0)
     return Usage(
-        input_tokens=token_count(value.get(input_key)), output_tokens=sum(outputs) if outputs else None
+        input_tokens=inputs,
+        output_tokens=sum(outputs) if outputs else None,
+        cache_read_input_tokens=read,
+        cache_creation_input_tokens=created,
     )
+
+
+def _count_at(value: dict[str, Any], path: Sequence[str]) -> int | None:
+    """The token count at ``path`` inside ``value`` (None when the path is empty or leads nowhere)."""
+    found: Any = value if path else None
+    for key in path:
+        found = found.get(key) if isinstance(found, dict) else None
+    return token_count(found)
 
 
 HTTP_STATUS_CODES: Mapping[int, ProviderErrorCode] = MappingProxyType(

@@ -208,11 +208,37 @@ def parse_message(data: Any) -> Message:
     return MESSAGE_ADAPTER.validate_python(data)
 
 
+def _unreported(count: int | None) -> bool:
+    return count is None
+
+
 class Usage(_Model):
-    """Token usage of one request as the provider reported it (null when not reported)."""
+    """Token usage of one request, the same way in every dialect (null when not reported).
+
+    ``input_tokens`` counts every input token: those read from a prompt cache and those written to
+    one are parts of it, never added on top, whatever the dialect's own field means (an
+    anthropic-messages ``input_tokens`` leaves both out, so its adapter adds them back). The two
+    parts are kept apart so a cost can price each one (:meth:`fcbench.pricing.PriceTable.cost`).
+    """
 
     input_tokens: int | None = None
+    """All input tokens of the request: fresh, read from a cache and written to one."""
     output_tokens: int | None = None
+    """Output tokens, reasoning (thought) tokens included."""
+    cache_read_input_tokens: int | None = Field(default=None, exclude_if=_unreported)
+    """The part of ``input_tokens`` read from the provider's prompt cache (left out when the
+    dialect does not report it)."""
+    cache_creation_input_tokens: int | None = Field(default=None, exclude_if=_unreported)
+    """The part of ``input_tokens`` written to the provider's prompt cache (left out when the
+    dialect does not report it)."""
+
+    @property
+    def uncached_input_tokens(self) -> int | None:
+        """Input tokens neither read from nor written to a cache (null when ``input_tokens`` is)."""
+        if self.input_tokens is None:
+            return None
+        cached = (self.cache_read_input_tokens or 0) + (self.cache_creation_input_tokens or 0)
+        return self.input_tokens - cached
 
 
 ANOMALY_CODES: Mapping[str, str] = {

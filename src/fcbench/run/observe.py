@@ -33,6 +33,7 @@ from fcbench.contract import (
 )
 from fcbench.grading import Verdict, grade
 from fcbench.pricing import MAX_TOKEN_COUNT, PriceTable, usage_problems
+from fcbench.run.cache import ResponseCache
 from fcbench.run.plan import Planned
 from fcbench.schema.validate import ValidatorCache
 from fcbench.store.records import CaseRef, Record, RecordedTurn
@@ -95,6 +96,8 @@ class ObservationContext:
     continuation: Continuation = "stateless"
     """Multi-turn modes: ``stateful`` continues the provider's stored conversation by id where the
     dialect can (config ``continuation``)."""
+    cache: ResponseCache | None = None
+    """The response cache of ``--cache`` (:mod:`fcbench.run.cache`); None: every request is sent."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,8 @@ class SentTurn:
     """The wire request the adapter built."""
     exchange: Exchange
     """The transport's result: the parsed turn, timing, attempts and redacted raw exchange."""
+    cached: bool = False
+    """The answer came from the response cache: nothing was sent."""
 
 
 def now_iso() -> str:
@@ -161,6 +166,10 @@ async def send_turn(
         built = built.model_copy(update={"body": merged_params(built.body, own.params)})
     per_request = ctx.headers(planned, turn) if ctx.headers else None
     extra = {**own.headers, **(per_request or {})}
+    key = ctx.cache.key(planned, built, extra, turn) if ctx.cache is not None else None
+    kept = ctx.cache.get(key) if ctx.cache is not None and key is not None else None
+    if kept is not None:
+        return SentTurn(built, with_tool_choice_check(kept, choice), cached=True)
     exchange = await ctx.transport.exchange(
         target.endpoint,
         adapter,
@@ -169,6 +178,8 @@ async def send_turn(
         offered_tools=[tool.name for tool in request.tools],
         headers=extra or None,
     )
+    if ctx.cache is not None and key is not None:
+        ctx.cache.put(key, exchange)
     return SentTurn(built, with_tool_choice_check(exchange, choice))
 
 
@@ -214,19 +225,16 @@ def priced_usage(
     (:func:`fcbench.pricing.usage_problems`) is left out (null) and noted as an
     ``implausible_usage`` anomaly: the answer is graded and recorded as any other."""
     target = planned.target
-    inputs, outputs = _total([u.input_tokens for u in usages]), _total([u.output_tokens for u in usages])
-    problems = usage_problems(inputs, outputs, None)
+    summed = {name: _total([getattr(u, name) for u in usages]) for name in Usage.model_fields}
+    problems = usage_problems(summed["input_tokens"], summed["output_tokens"], None)
     cost: float | None = None
     if not problems:
-        costs = [
-            ctx.prices.cost(target.model, u.input_tokens, u.output_tokens, local=target.endpoint.local)
-            for u in usages
-        ]
+        costs = [ctx.prices.cost(target.model, u, local=target.endpoint.local) for u in usages]
         cost = None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 8)
         problems = usage_problems(None, None, cost)
         cost = None if problems else cost
     anomalies = [Anomaly(code="implausible_usage", detail=problem) for problem in problems]
-    return Usage(input_tokens=_kept(inputs), output_tokens=_kept(outputs)), cost, anomalies
+    return Usage(**{name: _kept(count) for name, count in summed.items()}), cost, anomalies
 
 
 def make_record(
@@ -264,6 +272,7 @@ def make_record(
         turns=list(turns),
         continuation=continuation,
         raw=raw,
+        cached=any(s.cached for s in sent),
     )
 
 

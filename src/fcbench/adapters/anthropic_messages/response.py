@@ -13,8 +13,9 @@ so a streamed turn reads like a non-streamed one.
   ``finish_reason_mismatch``; ``refusal`` is a refusal outcome (flagged when calls came with it).
 * Text holding written calls (JSON, Python-style, call tags) is ``json_call_in_text``
   (:func:`fcbench.contract.text_calls.calls_in_text`).
-* Usage is ``input_tokens``/``output_tokens`` as reported (``input_tokens`` excludes cache reads
-  and writes on this wire).
+* Usage: ``input_tokens`` excludes cache reads and writes on this wire, so canonical input is
+  ``input_tokens + cache_read_input_tokens + cache_creation_input_tokens`` (both parts also kept
+  apart); ``output_tokens`` out.
 * A body that is not a message is a ``bad_response`` provider error; an error body is a provider
   error by its ``error.type``.
 """
@@ -29,6 +30,7 @@ from fcbench.adapters.anthropic_messages.request import SPELLING
 from fcbench.adapters.base import ParsedTurn
 from fcbench.adapters.blocks import BlockKind, ReplySpelling, reply_turn
 from fcbench.adapters.common import (
+    UsageFields,
     bad_response,
     decode_json_body,
     usage_of,
@@ -41,9 +43,19 @@ REPLAYED_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 """Block types that are not output text but must be replayed unchanged."""
 
 
+USAGE = UsageFields(
+    "input_tokens",
+    ("output_tokens",),
+    cache_read=("cache_read_input_tokens",),
+    cache_creation=("cache_creation_input_tokens",),
+    cache_apart=True,
+)
+"""This wire's ``input_tokens`` leaves cache reads and writes out; canonical input adds them back."""
+
+
 def read_usage(value: Any) -> Usage:
-    """``input_tokens``/``output_tokens`` as canonical usage (null when absent)."""
-    return usage_of(value, "input_tokens", ("output_tokens",))
+    """Canonical usage: input plus cache reads and writes in, ``output_tokens`` out (null when absent)."""
+    return usage_of(value, USAGE)
 
 
 def _kind_of(block: dict[str, Any]) -> BlockKind:

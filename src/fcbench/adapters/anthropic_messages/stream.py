@@ -24,8 +24,8 @@ from fcbench.adapters.anthropic_messages.errors import error_outcome
 from fcbench.adapters.anthropic_messages.response import REPLY, bad_response, read_usage
 from fcbench.adapters.base import ParsedTurn
 from fcbench.adapters.blocks import reply_turn
-from fcbench.adapters.common import anomaly
-from fcbench.contract import Anomaly, Usage
+from fcbench.adapters.common import anomaly, token_count
+from fcbench.contract import Anomaly
 
 
 @dataclass
@@ -43,8 +43,9 @@ class _Stream:
     anomalies: list[Anomaly] = field(default_factory=list)
     blocks: dict[int, _Block] = field(default_factory=dict)
     response_id: str | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
+    reported_usage: dict[str, int] = field(default_factory=dict)
+    """The usage counts of ``message_start`` and ``message_delta``, a later count replacing an
+    earlier one (the delta's counts are cumulative)."""
     stop_reason: Any = None
     started: bool = False
     finished: bool = False
@@ -59,9 +60,9 @@ class _Stream:
         self._usage(message.get("usage"))
 
     def _usage(self, value: Any) -> None:
-        usage = read_usage(value)
-        self.input_tokens = usage.input_tokens if usage.input_tokens is not None else self.input_tokens
-        self.output_tokens = usage.output_tokens if usage.output_tokens is not None else self.output_tokens
+        if isinstance(value, dict):
+            counts = {key: token_count(count) for key, count in value.items()}
+            self.reported_usage.update({key: n for key, n in counts.items() if n is not None})
 
     def _index(self, data: dict[str, Any], kind: str) -> int | None:
         index = data.get("index")
@@ -211,7 +212,7 @@ def parse_stream(
     if not state.started and not state.blocks:
         return bad_response("the stream carried no message", state.anomalies)
     content, raw_inputs = state.content()
-    usage = Usage(input_tokens=state.input_tokens, output_tokens=state.output_tokens)
+    usage = read_usage(state.reported_usage)
     return reply_turn(
         REPLY,
         content,

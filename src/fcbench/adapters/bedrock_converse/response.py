@@ -15,8 +15,9 @@ assembler (``stream.py``) both end there, so a streamed turn reads like a non-st
   outcome (flagged when calls came with them); ``malformed_tool_use`` and
   ``malformed_model_output`` are ``malformed_call``. Other values are kept verbatim.
 * Text holding JSON calls of offered tools is ``json_call_in_text``.
-* Usage is ``inputTokens``/``outputTokens`` as reported. The response has no id (the request id
-  is only a header), so ``response_id`` is None.
+* Usage: ``inputTokens`` excludes cache reads and writes on this wire, so canonical input is
+  ``inputTokens + cacheReadInputTokens + cacheWriteInputTokens`` (both parts also kept apart).
+  The response has no id (the request id is only a header), so ``response_id`` is None.
 * The assistant turn keeps ``provider_state = {"bedrock-converse": {"content": [...]}}``: the
   content blocks, replayed unchanged.
 * A body that is not a Converse response is a ``bad_response`` provider error; an error body
@@ -33,6 +34,7 @@ from fcbench.adapters.bedrock_converse.errors import error_outcome, error_type
 from fcbench.adapters.bedrock_converse.request import SPELLING
 from fcbench.adapters.blocks import BlockKind, ReplySpelling, reply_turn
 from fcbench.adapters.common import (
+    UsageFields,
     bad_response,
     decode_json_body,
     usage_of,
@@ -49,9 +51,21 @@ MALFORMED_STOPS = frozenset({"malformed_tool_use", "malformed_model_output"})
 """``stopReason`` values that say the model produced a call Bedrock could not read."""
 
 
+USAGE = UsageFields(
+    "inputTokens",
+    ("outputTokens",),
+    cache_read=("cacheReadInputTokens",),
+    cache_creation=("cacheWriteInputTokens",),
+    cache_apart=True,
+)
+"""This wire's ``inputTokens`` leaves cache reads and writes out (``totalTokens`` is
+``inputTokens + outputTokens + cacheReadInputTokens + cacheWriteInputTokens``); canonical input
+adds them back."""
+
+
 def read_usage(value: Any) -> Usage:
-    """``inputTokens``/``outputTokens`` as canonical usage (null when absent)."""
-    return usage_of(value, "inputTokens", ("outputTokens",))
+    """Canonical usage: input plus cache reads and writes in, ``outputTokens`` out (null when absent)."""
+    return usage_of(value, USAGE)
 
 
 def _kind_of(block: dict[str, Any]) -> BlockKind:

@@ -13,8 +13,9 @@ list of one); :func:`merge_chunk` folds them into one candidate (parts concatena
   see :data:`FINISH_KINDS` (refusals, malformed or unexpected calls, a missing thought signature).
 * No candidates with ``promptFeedback.blockReason`` is a refusal (the prompt was blocked); no
   candidates and no block reason is ``bad_response``.
-* Usage: ``promptTokenCount`` in, ``candidatesTokenCount + thoughtsTokenCount`` out (thinking is
-  billed as output, as the other dialects count it).
+* Usage: ``promptTokenCount`` in (it counts ``cachedContentTokenCount``, also kept apart),
+  ``candidatesTokenCount + thoughtsTokenCount`` out (thinking is billed as output, as the other
+  dialects count it).
 * The assistant turn keeps ``provider_state = {"gemini": {"parts": [...], "call_keys": [...]}}``:
   the parts to replay (``thoughtSignature`` included; adjacent plain text fragments joined, empty
   ones dropped) and one key per call (its id, or ``gemini-call-{i}``).
@@ -29,6 +30,7 @@ from typing import Any
 from fcbench.adapters.base import ParsedTurn
 from fcbench.adapters.common import (
     BadResponse,
+    UsageFields,
     anomaly,
     bad_response,
     check_calls,
@@ -116,9 +118,18 @@ def merge_chunk(merged: Merged, chunk: Any) -> None:
         merged.response_id = chunk["responseId"]
 
 
+USAGE = UsageFields(
+    "promptTokenCount",
+    ("candidatesTokenCount", "thoughtsTokenCount"),
+    cache_read=("cachedContentTokenCount",),
+)
+"""``promptTokenCount`` already counts ``cachedContentTokenCount``; no cache writes are reported."""
+
+
 def read_usage(value: Any) -> Usage:
-    """``promptTokenCount`` in; candidates plus thoughts out (null when neither is reported)."""
-    return usage_of(value, "promptTokenCount", ("candidatesTokenCount", "thoughtsTokenCount"))
+    """``promptTokenCount`` in (cached part apart); candidates plus thoughts out (null when neither
+    is reported)."""
+    return usage_of(value, USAGE)
 
 
 def _read_call(index: int, value: Any, found: list[Anomaly]) -> ToolCall:

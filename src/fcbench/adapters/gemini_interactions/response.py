@@ -17,7 +17,8 @@ them (the model's steps):
   ``completed``, ``requires_action`` without calls, or a status that should never end a turn
   (:data:`UNFINISHED`) is ``finish_reason_mismatch``. ``failed`` is a provider error (from
   ``errors[0]`` when given).
-* Usage: ``total_input_tokens`` in; ``total_output_tokens + total_thought_tokens`` out.
+* Usage: ``total_input_tokens`` in (it counts ``total_cached_tokens``, also kept apart);
+  ``total_output_tokens + total_thought_tokens`` out.
 * The assistant turn keeps ``provider_state = {"gemini-interactions": {"steps": [...],
   "interaction_id": ...}}``: the model steps exactly as received, for stateless replay.
 """
@@ -31,6 +32,7 @@ from typing import Any
 from fcbench.adapters.base import ParsedTurn
 from fcbench.adapters.common import (
     BadResponse,
+    UsageFields,
     anomaly,
     bad_response,
     check_calls,
@@ -63,9 +65,16 @@ CALLS_PENDING = "requires_action"
 """The status of an interaction that ends with function calls for the client to run."""
 
 
+USAGE = UsageFields(
+    "total_input_tokens", ("total_output_tokens", "total_thought_tokens"), cache_read=("total_cached_tokens",)
+)
+"""``total_input_tokens`` already counts ``total_cached_tokens``; no cache writes are reported."""
+
+
 def read_usage(value: Any) -> Usage:
-    """``total_input_tokens`` in; output plus thought tokens out (null when neither is reported)."""
-    return usage_of(value, "total_input_tokens", ("total_output_tokens", "total_thought_tokens"))
+    """``total_input_tokens`` in (cached part apart); output plus thought tokens out (null when
+    neither is reported)."""
+    return usage_of(value, USAGE)
 
 
 def _text(value: Any) -> str | None:

@@ -29,6 +29,7 @@ from typing import Any
 from fcbench.adapters.base import ParsedTurn
 from fcbench.adapters.common import (
     BadResponse,
+    UsageFields,
     anomaly,
     bad_response,
     check_calls,
@@ -49,10 +50,16 @@ from fcbench.contract import (
     make_call,
 )
 
+USAGE = UsageFields(
+    "prompt_tokens", ("completion_tokens",), cache_read=("prompt_tokens_details", "cached_tokens")
+)
+"""``prompt_tokens`` already counts ``prompt_tokens_details.cached_tokens``; no cache writes are reported."""
+
 
 def read_usage(value: Any) -> Usage:
-    """``prompt_tokens``/``completion_tokens`` as canonical usage (null when absent or not integers)."""
-    return usage_of(value, "prompt_tokens", ("completion_tokens",))
+    """``prompt_tokens`` (cached part apart)/``completion_tokens`` as canonical usage (null when
+    absent or not integers)."""
+    return usage_of(value, USAGE)
 
 
 def _content_text(content: Any, anomalies: list[Anomaly]) -> str | None:

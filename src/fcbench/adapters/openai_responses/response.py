@@ -24,6 +24,7 @@ from typing import Any
 from fcbench.adapters.base import ParsedTurn
 from fcbench.adapters.common import (
     BadResponse,
+    UsageFields,
     anomaly,
     bad_response,
     decode_json_body,
@@ -43,9 +44,14 @@ UNFINISHED = frozenset({"in_progress", "queued", "cancelled"})
 """Statuses that should never end a turn."""
 
 
+USAGE = UsageFields("input_tokens", ("output_tokens",), cache_read=("input_tokens_details", "cached_tokens"))
+"""``input_tokens`` already counts ``input_tokens_details.cached_tokens``; no cache writes are reported."""
+
+
 def read_usage(value: Any) -> Usage:
-    """``input_tokens``/``output_tokens`` as canonical usage (null when absent or not integers)."""
-    return usage_of(value, "input_tokens", ("output_tokens",))
+    """``input_tokens`` (cached part apart)/``output_tokens`` as canonical usage (null when absent
+    or not integers)."""
+    return usage_of(value, USAGE)
 
 
 class _Reading:
