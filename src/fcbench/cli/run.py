@@ -203,7 +203,9 @@ def run_command(
         interruptible() as interruption,
         managed_services(
             [*spec.targets, *([spec.judge] if spec.judge else [])],
-            mock_latency_ms=mock_latency_ms, mock_faults=mock_faults, console=console
+            mock_latency_ms=mock_latency_ms,
+            mock_faults=mock_faults,
+            console=console,
         ) as services,
     ):
         try:
