@@ -137,5 +137,6 @@ def test_real_calls_score_as_under_bfcl(imported: Imported, bfcl_dir: Path) -> N
     case = suite.cases[1]
     tools = suite.tools_for(case)
     name = tools[0].name
-    outcome = {"kind": "tool_calls", "calls": [{"id": "c1", "name": name, "arguments": {}, "raw_arguments": "{}"}]}
+    call = {"id": "c1", "name": name, "arguments": {}, "raw_arguments": "{}"}
+    outcome = {"kind": "tool_calls", "calls": [call]}
     assert grade(case, outcome, tools, profile="bfcl_prompt") == grade(case, outcome, tools, profile="bfcl")
