@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -51,7 +52,7 @@ def test_a_second_process_is_refused_while_the_first_holds_the_run(tmp_path: Pat
 def test_two_concurrent_resumes_never_record_an_observation_twice(tmp_path: Path) -> None:
     run = [sys.executable, "-m", "fcbench", "run", "--no-progress", "--repeats", "2", "--category", "normal"]
     start = subprocess.run(
-        [*run, "-t", "sim:sim-careful", "--out", str(tmp_path / "runs")],
+        [*run, "--sample", "6", "-t", "sim:sim-careful", "--out", str(tmp_path / "runs")],
         capture_output=True,
         text=True,
         timeout=300,
@@ -60,20 +61,28 @@ def test_two_concurrent_resumes_never_record_an_observation_twice(tmp_path: Path
     (run_dir,) = list((tmp_path / "runs").iterdir())
     records = run_dir / "records.jsonl"
     planned = len(records.read_text().splitlines())
+    assert planned >= 10
     records.write_text("")  # as if killed before anything was written: both resumes have everything to do
     (run_dir / LOCK_FILE).unlink()
     resume = [sys.executable, "-m", "fcbench", "run", "--resume", str(run_dir), "--no-progress"]
-    slow = [
-        *resume,
-        "--mock-latency-ms",
-        "3000",
-    ]  # still running when the second starts, on a busy machine too
-    one = subprocess.Popen(slow, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not (run_dir / LOCK_FILE).is_file() or f"pid {one.pid}" not in (run_dir / LOCK_FILE).read_text():
-        assert time.monotonic() < deadline and one.poll() is None, "the first resume never took the lock"
-        time.sleep(0.05)
-    two = subprocess.run(resume, capture_output=True, text=True, timeout=300)
+    # Every request of the first resume waits a while at the mock, so it is still running when it is
+    # paused (SIGSTOP) right after taking the lock; it holds the lock, paused, however long the second
+    # resume takes to start on a busy machine, and finishes its work once continued.
+    one = subprocess.Popen(
+        [*resume, "--mock-latency-ms", "1500"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while (
+            not (run_dir / LOCK_FILE).is_file() or f"pid {one.pid}" not in (run_dir / LOCK_FILE).read_text()
+        ):
+            assert time.monotonic() < deadline and one.poll() is None, "the first resume never took the lock"
+            time.sleep(0.02)
+        one.send_signal(signal.SIGSTOP)
+        assert one.poll() is None, "the first resume ended before the second started"
+        two = subprocess.run(resume, capture_output=True, text=True, timeout=300)
+    finally:
+        one.send_signal(signal.SIGCONT)
     _, err = one.communicate(timeout=300)
     assert one.returncode == 0, err
     assert two.returncode == 2, two.stdout + two.stderr
