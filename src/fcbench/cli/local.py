@@ -6,11 +6,17 @@ they are for fetching ahead of time (CI, an offline machine) and for serving by 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import time
-from typing import Annotated
+from collections.abc import Iterator
+from typing import Annotated, Any
 
 import typer
+
+STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop ``local serve`` the way Ctrl-C does: its server child is stopped, the port freed."""
 
 
 def list_command() -> None:
@@ -73,14 +79,32 @@ def serve_command(
     from fcbench.report.terminal import data_console
 
     console = data_console(stderr=True)
-    with local_service(name, console) as service:
+    # Ctrl-C, SIGTERM and SIGHUP (a closed terminal) all leave the block below, which stops the
+    # server child; ended by a signal Python does not catch, the process would orphan it.
+    with (
+        stopped_by_signals(),
+        contextlib.suppress(KeyboardInterrupt),
+        local_service(name, console) as service,
+    ):
         local = all_endpoints()["local"].resolved(service.url)
         data_console().print(f"{local.dialect:<20} {local.base_urls[0]}", highlight=False, soft_wrap=True)
-        try:
-            while True:
-                time.sleep(1)
-        except KeyboardInterrupt:
-            pass  # Ctrl-C is how a foreground server is meant to stop: exit 0
+        while True:
+            time.sleep(1)
+
+
+@contextlib.contextmanager
+def stopped_by_signals(signals: tuple[signal.Signals, ...] = STOP_SIGNALS) -> Iterator[None]:
+    """Inside the block, each of ``signals`` raises KeyboardInterrupt, as Ctrl-C does."""
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in signals}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def register(app: typer.Typer) -> None:

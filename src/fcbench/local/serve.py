@@ -1,7 +1,9 @@
 """The child process that serves one model with llama.cpp's own HTTP server (``xllamacpp``).
 
 Started by :class:`fcbench.local.server.LocalServer` as ``python -m fcbench.local.serve``; it
-writes the address it listens on to ``--address-file`` and serves until SIGTERM. It is a process
+writes the address it listens on to ``--address-file`` and serves until SIGTERM, SIGINT or SIGHUP,
+or until its parent is gone (a parent killed with SIGKILL cannot stop it: the child notices that
+it was handed to another parent and stops itself). It is a process
 of its own so that the environment llama.cpp reads at load time (``OMP_WAIT_POLICY``) is set
 before the library loads, and so that stopping it frees every thread and byte it used.
 """
@@ -9,6 +11,7 @@ before the library loads, and so that stopping it frees every thread and byte it
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -19,9 +22,25 @@ from fcbench.files import write_replacing
 MISSING_EXTRA_EXIT = 3
 """Exit status when ``xllamacpp`` is not installed (the parent turns it into the install hint)."""
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+"""Signals that stop the server."""
+
+PARENT_CHECK_S = 0.5
+"""How often the server checks that the process that started it is still its parent."""
+
+
+def stop_when_orphaned(stop: threading.Event, parent: int) -> None:
+    """Set ``stop`` once this process's parent is no longer ``parent`` (it died and the process was
+    handed to another one), or once ``stop`` is set."""
+    while not stop.wait(PARENT_CHECK_S):
+        if os.getppid() != parent:
+            stop.set()
+
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse the settings, start the server, write its address, wait for SIGTERM."""
+    """Parse the settings, start the server, write its address, wait for a stop signal or the
+    parent's death (the parent is read first thing: a parent gone before then goes unnoticed)."""
+    parent = os.getppid()
     parser = argparse.ArgumentParser(prog="python -m fcbench.local.serve")
     parser.add_argument("--model", required=True, help="path of the GGUF file")
     parser.add_argument("--alias", required=True, help="model name the server reports")
@@ -52,8 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         params.chat_template = args.chat_template_file.read_text(encoding="utf-8")
     params.ui = False
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, lambda *_: stop.set())
+    watch = threading.Thread(target=stop_when_orphaned, args=(stop, parent), daemon=True)
+    watch.start()
     try:
         server = xllamacpp.Server(params)
     except RuntimeError as exc:  # a file that is no GGUF model, too little memory, ...
