@@ -69,3 +69,38 @@ def test_unknown_local_model_is_a_clear_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "unknown local model 'no-such-model'" in done.stderr
     assert "qwen2.5-coder-0.5b" in done.stderr
+
+
+def test_a_variant_the_model_lacks_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    with pytest.raises(LocalModelError, match="no template variant 'bare'"):
+        LocalServer(
+            find_model("qwen2.5-coder-0.5b"), tmp_path / "m.gguf", log_path=tmp_path / "log", variant="bare"
+        )
+
+
+def test_an_unknown_variant_target_exits_2_naming_the_known_ones(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*FCBENCH, "run", "-t", "local-anthropic:qwen2.5-coder-0.5b@bare", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "unknown template variant 'bare'" in done.stderr and "qwen2.5-coder-0.5b@json-fence" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_pins_name_the_variant_and_its_template_hash(tmp_path: Path) -> None:
+    """Even when the server never got ready (a file llama.cpp cannot load); that the server runs the
+    shipped template is checked against its /props in tests/local/test_real_model.py."""
+    require_engine()
+    path = fake_ready_cache(tmp_path / "cache", data=os.urandom(4096))
+    model = find_model("qwen2.5-coder-0.5b")
+    server = LocalServer(
+        model, path, log_path=tmp_path / "server.log", variant="json-fence", startup_timeout_s=60
+    )
+    with pytest.raises(LocalModelError, match="exited with status 1"), server:
+        pass
+    pins = server.pins()
+    assert pins["template_variant"] == "json-fence"
+    assert pins["chat_template_sha256"] == model.variants["json-fence"].sha256()
+    own = LocalServer(model, path, log_path=tmp_path / "own.log").pins()
+    assert own["template_variant"] is None and own["chat_template_sha256"] is None  # known once it serves
