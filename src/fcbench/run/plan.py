@@ -6,6 +6,7 @@ cases, the repeats and the modes, so a resumed run, a shard and a merged run all
 
 from __future__ import annotations
 
+import fnmatch
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -15,7 +16,11 @@ from fcbench.contract import MODES
 from fcbench.endpoints import Endpoint, target_label
 from fcbench.errors import ConfigError
 from fcbench.store.records import ObservationKey, TargetRef, observation_key
+from fcbench.suggest import did_you_mean
 from fcbench.suite.models import Case
+
+GLOB_CHARS = frozenset("*?[")
+"""A ``--case`` value holding one of these is a shell-style glob (:mod:`fnmatch`), not an id."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,24 @@ class Shard:
         return seq % self.count == self.index - 1
 
 
+def matching_ids(cases: Sequence[Case], patterns: Iterable[str], key: str) -> set[str]:
+    """The ids of ``cases`` that ``patterns`` name: ids, or shell-style globs (``select-*``,
+    ``types-0?``, ``[ab]-*``); a pattern matching no case is a :class:`ConfigError` under ``key``
+    naming the closest ids."""
+    known = [c.id for c in cases]
+    found: set[str] = set()
+    for pattern in dict.fromkeys(patterns):
+        glob = bool(GLOB_CHARS & set(pattern))
+        matched = (
+            [i for i in known if fnmatch.fnmatchcase(i, pattern)] if glob else [pattern] * (pattern in known)
+        )
+        if not matched:
+            what = "case matches" if glob else "such case:"
+            raise ConfigError(f"no {what} {pattern}{did_you_mean(pattern, known)}", key=key)
+        found.update(matched)
+    return found
+
+
 def select_cases(
     cases: Sequence[Case],
     categories: Iterable[str],
@@ -93,16 +116,14 @@ def select_cases(
     modes: Sequence[str] | None = None,
     include_pending: bool = True,
 ) -> list[Case]:
-    """Cases matching every given filter (a filter left empty matches everything), minus those
+    """Cases matching every given filter (a filter left empty matches everything; ``ids`` may be
+    globs, :func:`matching_ids`), minus those
     with an excluded tag and (unless ``include_pending``) the pending ones, then (with ``sample``) a
     stratified sample of ``sample`` cases in total (:func:`stratified_sample`), drawn only from the
     cases one of ``modes`` observes (all, when ``modes`` is None), so a sample for ``selection``
     holds no recovery scenario and vice versa."""
-    cats, tag_set, id_set, excluded = set(categories), set(tags), set(ids), set(exclude_tags)
-    known = {c.id for c in cases}
-    unknown = sorted(id_set - known)
-    if unknown:
-        raise ConfigError(f"no such case: {', '.join(unknown)}", key="--case")
+    cats, tag_set, excluded = set(categories), set(tags), set(exclude_tags)
+    id_set = matching_ids(cases, ids, "--case")
     chosen = [
         c
         for c in cases
