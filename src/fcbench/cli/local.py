@@ -34,7 +34,7 @@ def list_command() -> None:
         ready = is_ready(model, cache)
         rows.append(
             (
-                model.name,
+                " ".join([model.name, *(f"@{variant}" for variant in model.variants)]),
                 model.title,
                 "yes" if ready else "no (fcbench local pull)",
                 str(model_path(model, cache)) if ready else model.file,
@@ -57,22 +57,24 @@ def pull_command(
 
     Example: fcbench local pull qwen2.5-coder-0.5b
     """
-    from fcbench.local import cache_dir, ensure_model, find_model
+    from fcbench.local import cache_dir, ensure_model, find_served
     from fcbench.report.terminal import data_console, terminal_text
 
     console = data_console(stderr=True)
     cache = cache_dir(os.environ)
     for name in names:
-        path = ensure_model(find_model(name), cache, say=lambda line: console.print(terminal_text(line)))
+        model = find_served(name).model  # MODEL@VARIANT names the same file
+        path = ensure_model(model, cache, say=lambda line: console.print(terminal_text(line)))
         data_console().print(terminal_text(f"{name}: {path}"), soft_wrap=True)
 
 
 def serve_command(
-    name: Annotated[str, typer.Argument(help="Model name (see fcbench local list).")],
+    name: Annotated[str, typer.Argument(help="Model name, or MODEL@VARIANT (see fcbench local list).")],
 ) -> None:
-    """Serve a local model with llama.cpp's OpenAI-compatible server until interrupted.
+    """Serve a local model with llama.cpp's server until interrupted.
 
-    Prints the base URL to use as an openai-chat endpoint. Example: fcbench local serve qwen2.5-coder-0.5b
+    Prints the base URL of each dialect it speaks (openai-chat, anthropic-messages, openai-responses).
+    Example: fcbench local serve qwen2.5-coder-0.5b@json-fence
     """
     from fcbench.cli.common import local_service
     from fcbench.endpoints import all_endpoints
@@ -86,8 +88,11 @@ def serve_command(
         contextlib.suppress(KeyboardInterrupt),
         local_service(name, console) as service,
     ):
-        local = all_endpoints()["local"].resolved(service.url)
-        data_console().print(f"{local.dialect:<20} {local.base_urls[0]}", highlight=False, soft_wrap=True)
+        for endpoint in all_endpoints().values():
+            if endpoint.managed == "local":
+                served = endpoint.resolved(service.url)
+                line = f"{served.dialect:<20} {served.base_urls[0]}"
+                data_console().print(line, highlight=False, soft_wrap=True)
         while True:
             time.sleep(1)
 
