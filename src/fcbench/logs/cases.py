@@ -24,7 +24,10 @@ line, also warned); ``tools.core.json`` with the most common tool set and ``tool
 :data:`REPORT_FILE`. Secrets found anywhere in what is written (every kind of
 :data:`fcbench.redact.SECRET_PATTERNS`, string values under secret names) are redacted, in the
 report too (tag ``needs-review:secret``); e-mail addresses and phone numbers in a case are kept
-and flagged (tag ``needs-review:pii``); both are listed in the report.
+and flagged (tag ``needs-review:pii``); both are listed in the report. A logged request never says
+which tool writes: every imported tool is a read tool, and each whose name or description looks like
+a write (:func:`fcbench.suite.lint.write_hint`) is named in a warning, and asked about again by
+``fcbench cases review`` (list the ones that write under ``writes`` in ``suite.json``).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from fcbench.logs.scan import Findings, scan_json
 from fcbench.logs.traces import ReadOptions
 from fcbench.redact import Redactor
 from fcbench.suite.checks import ToolContext, case_findings
+from fcbench.suite.lint import write_suspects
 from fcbench.suite.loader import CASES_FILE, SUITE_FILE, SYSTEM_FILE, load_suite
 from fcbench.suite.models import Case
 from fcbench.suite.tools import tool_findings
@@ -299,6 +303,7 @@ def import_logs(
         )
     used = _summarise(report, cases, differs)
     written = {n: tool_sets[n] for n in tool_sets if n in used or n == "core"}
+    report.warnings += write_suspects(written)  # a logged request never says which tool writes
     _write_suite(out, report, system or FALLBACK_SYSTEM, written, cases, force, secrets)
     return report
 
