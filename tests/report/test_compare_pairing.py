@@ -1,7 +1,8 @@
 """The regression gate fails closed: pairing by name, explicit pairs, unpaired and unscorable targets,
 coverage, latency and cost gates, partial and full flips, and the github format's verdict line.
 
-The CLI is exercised through real subprocesses on run directories written by the real record writer.
+The CLI entry point is exercised in-process on run directories written by the real record writer; the
+runs over HTTP use real ``fcbench run`` and ``fcbench compare`` subprocesses.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cli_inprocess import fcbench_in_process
 from records_builder import RunBuilder, call_outcome, error_outcome, text_outcome, verdict
 
 from fcbench.metrics import compute_metrics
@@ -74,6 +76,12 @@ def cases(count: int, failing: int = 0, letters: str = "P") -> Outcomes:
 
 
 def compare_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """``fcbench compare ARGS`` through the entry point, in this process."""
+    return fcbench_in_process("compare", *map(str, args))
+
+
+def compare_subprocess(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """``fcbench compare ARGS`` as a real ``python -m fcbench`` subprocess."""
     return subprocess.run(
         [sys.executable, "-m", "fcbench", "compare", *map(str, args)],
         capture_output=True,
@@ -318,7 +326,7 @@ def test_real_runs_over_http_pair_by_name_and_fail_closed(tmp_path: Path) -> Non
     upgraded = _real_run(tmp_path, "upgraded", "sim-anthropic:sim-sloppy")
     limited = _real_run(tmp_path, "limited", "sim:sim-careful", "--mock-faults", "rate_limit:1")
 
-    assert compare_cli(base, base).returncode == 0
+    assert compare_subprocess(base, base).returncode == 0
     code, data = compare_json(base, upgraded)
     assert code == 1
     (pair,) = data["targets"]
