@@ -67,6 +67,14 @@ def run_command(
         ),
     ] = None,
     shard: Annotated[str | None, typer.Option(help="Run only slice I/N of the plan.")] = None,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            help="Reuse the answers kept in this folder for identical requests (same redacted request, "
+            "target and repeat) and keep new ones there; cached observations are counted but left "
+            "out of stability, latency and cost. Off by default."
+        ),
+    ] = None,
     mock_latency_ms: Annotated[int, typer.Option(help="Latency of the embedded mock provider.")] = 0,
     mock_faults: Annotated[
         str | None, typer.Option(help="Fault spec for the embedded mock provider.")
@@ -188,12 +196,18 @@ def run_command(
     left_out = stored.left_out if stored else []
     if dry_run:
         plan = prepare(
-            cfg, out_root=out, resume_dir=resume, shard=shard_spec, check_keys=False, left_out=left_out
+            cfg,
+            out_root=out,
+            resume_dir=resume,
+            shard=shard_spec,
+            check_keys=False,
+            left_out=left_out,
+            cache_dir=cache,
         )
         check_gate_names(cfg.gate, *suite_names(plan))
         print_estimate(data_console(), estimate(plan))
         return
-    spec = prepare(cfg, out_root=out, resume_dir=resume, shard=shard_spec, left_out=left_out)
+    spec = prepare(cfg, out_root=out, resume_dir=resume, shard=shard_spec, left_out=left_out, cache_dir=cache)
     check_gate_names(cfg.gate, *suite_names(spec))
     console = data_console(stderr=True)
     for warning in imported_write_suspects(spec.suite):

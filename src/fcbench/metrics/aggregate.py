@@ -88,7 +88,12 @@ class RunAccumulator:
         if group is None or case is None:
             group, case = self._case_of(rec, group)
         accepted = rec.outcome.kind != "provider_error"
-        _spend(group, rec, accepted)
+        cached = rec.cached is True
+        if cached:  # answered before: counted, never measured again
+            group.cached += 1
+            case.cached = True
+        else:
+            _spend(group, rec, accepted)
         repeat = rec.repeat
         bit = 1 << repeat
         if case.seen & bit:
@@ -100,7 +105,7 @@ class RunAccumulator:
         case.seen |= bit
         codes: tuple[str, ...] = ()
         if accepted:
-            latency = rec.latency_ms
+            latency = None if cached else rec.latency_ms
             if latency.__class__ is float:
                 group.latencies.append(latency)
             elif isinstance(latency, int | float):

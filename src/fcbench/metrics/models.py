@@ -222,6 +222,9 @@ class TargetMetrics(BaseModel):
     duplicates: int = 0
     """Records ignored because their (case, repeat) was already observed; a record that replaces an
     earlier provider or harness error is not counted."""
+    cached: int = 0
+    """Observations answered from the response cache (``fcbench run --cache``): counted in the
+    rates, left out of stability, pass^k, latency, tokens and cost (they would only repeat them)."""
     anomalies: dict[str, int] = Field(default_factory=dict)
     """Anomaly code -> accepted observations carrying it (the record's and the verdict's anomalies,
     each code once per observation); codes are explained by :data:`fcbench.contract.ANOMALY_CODES`."""

@@ -34,8 +34,9 @@ class CaseCounts:
     counts (one object per memoised :class:`Settled`), expected kind, category and tags are added
     once, times their number."""
 
-    cases: dict[tuple[int, str, str, tuple[str, ...]], list[Any]] = field(default_factory=dict)
-    """(id of the counts, expected kind, category, tags) -> [counts, case info, cases, kind index]
+    cases: dict[tuple[int, str, str, tuple[str, ...], bool], list[Any]] = field(default_factory=dict)
+    """(id of the counts, expected kind, category, tags, cached) -> [counts, case info, cases, kind
+    index, cached]
     (the list keeps the counts alive, so their id stays theirs)."""
     scorable: int = 0
     """Scorable repeats."""
@@ -68,11 +69,11 @@ class CaseCounts:
 
     def flush(self) -> None:
         """Add up the cases held so far."""
-        for settled, info, times, _ in self.cases.values():
-            self._add(settled, info, times)
+        for settled, info, times, _, cached in self.cases.values():
+            self._add(settled, info, times, cached)
         self.cases = {}
 
-    def _add(self, settled: Settled, info: CaseInfo, times: int) -> None:
+    def _add(self, settled: Settled, info: CaseInfo, times: int, cached: bool = False) -> None:
         n, c = settled.scorable * times, settled.passes * times
         if settled.drift:
             self.drifting += times
@@ -104,6 +105,8 @@ class CaseCounts:
         ):
             slot[0] += c
             slot[1] += n
+        if cached:  # a case answered from the response cache: no stability measured
+            return
         self.stab_n += settled.top * times
         self.stab_d += n
         self.stab_cases += times
@@ -258,6 +261,7 @@ _SUMMED = (
     "tok_unreported",
     "cost_unknown",
     "duplicates",
+    "cached",
     "anomalous",
     "repaired",
     "unexpected_writes",

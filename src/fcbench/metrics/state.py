@@ -64,6 +64,8 @@ class CaseState:
     first: int = 0
     """The order index of the case's first record (:attr:`GroupState.first`)."""
     errors: int = 0
+    cached: bool = False
+    """Some repeat was answered from the response cache (the case is left out of stability)."""
     seen: int = 0
     """Bit set of the repeats already folded in."""
     error_repeats: dict[int, tuple[str, bool, tuple[str, ...]]] | None = None
@@ -353,6 +355,8 @@ class GroupState:
     unexpected_write_calls: int = 0
     side_effects: int = 0
     replayed: int = 0
+    cached: int = 0
+    """Observations answered from the response cache (left out of latency, tokens, cost and stability)."""
     limit_hits: dict[str, int] = field(default_factory=dict)
     """Conversation limit -> times hit in the scorable conversations."""
     cases: dict[str, CaseState] = field(default_factory=dict)

@@ -35,7 +35,7 @@ def settle_cases(g: GroupState) -> CaseTotals:
         rows.append(case.row(case_id, settled))
         n = settled.scorable
         info = case.info
-        key = (id(settled), info.expected_kind, info.category, info.tags)
+        key = (id(settled), info.expected_kind, info.category, info.tags, case.cached)
         same = counts.cases.get(key)
         if same is None:
             if len(counts.cases) >= COUNTED_CASE_KINDS:
@@ -46,9 +46,9 @@ def settle_cases(g: GroupState) -> CaseTotals:
                 kind_id = kind_ids.get(kind, -1)
                 if kind_id < 0:
                     kind_id = kind_ids[kind] = len(kind_ids)
-            same = counts.cases[key] = [settled, info, 0, kind_id]
+            same = counts.cases[key] = [settled, info, 0, kind_id, case.cached]
         same[2] += 1
-        if n:
+        if n and not case.cached:  # stability and pass^k: never of cached answers
             order.append(case.first)
             kinds.append(same[3])
     counts.flush()
@@ -118,6 +118,7 @@ def target_metrics(
         cost_usd=cost,
         cost_per_pass=cost / counts.passes if cost is not None and counts.passes else None,
         duplicates=g.duplicates,
+        cached=g.cached,
         anomalies=dict(sorted(g.anomalies.items())),
         with_anomalies=Rate(n=g.anomalous, d=g.accepted),
         drifting_cases=counts.drifting,

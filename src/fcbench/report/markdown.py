@@ -65,6 +65,7 @@ def render_markdown(
         f"- Started {md_escape(run.started_at)}, finished {md_escape(run.finished_at or 'not finished')}; "
         f"fcbench {md_escape(run.fcbench_version)}; records read: {metrics.records_read}",
         *([f"- **Warning**: {damaged_note(metrics.damaged_lines)}"] if metrics.damaged_lines else []),
+        *_cached(metrics),
         "",
         "Every rate is shown as `rate% (n/d) [low–high]`, the bracket being its Wilson 95% interval. "
         "Provider and harness errors are coverage loss: they are excluded from the denominators of the "
@@ -440,3 +441,14 @@ def known_patterns_section(run_dir: Path) -> str:
     if known.unknown:
         out += ["", f"{known.unknown} patterns of this run are not in the catalogue yet."]
     return "\n" + "\n".join(out) + "\n"
+
+
+def _cached(metrics: RunMetrics) -> list[str]:
+    """The line on observations answered from the response cache, when there were any."""
+    cached = sum(t.cached for t in metrics.targets)
+    if not cached:
+        return []
+    return [
+        f"- Cached: {cached} observations answered from the response cache (`--cache`): in the rates, "
+        "left out of stability, pass^k, latency, tokens and cost"
+    ]

@@ -94,6 +94,12 @@ def print_writes(console: Console, metrics: RunMetrics) -> None:
         if t.limit_hits:
             hits = ", ".join(f"{terminal_text(name)} x{count}" for name, count in t.limit_hits.items())
             console.print(f"conversation limits hit {where}: {hits}", highlight=False, soft_wrap=True)
+        if t.cached:
+            line = (
+                f"cached {where}: {t.cached} observations answered from the response cache "
+                "(not in stability, latency, tokens or cost)"
+            )
+            console.print(line, highlight=False, soft_wrap=True)
 
 
 def print_provider_errors(console: Console, metrics: RunMetrics) -> None:

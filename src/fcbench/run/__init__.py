@@ -38,6 +38,7 @@ from fcbench.grading.judge import load_rubric
 from fcbench.grading.recovery import effective_spec
 from fcbench.pricing import PriceTable
 from fcbench.redact import Redactor
+from fcbench.run.cache import ResponseCache, check_resume_cache
 from fcbench.run.judge import JUDGE_TEMPERATURE, Judge, judging
 from fcbench.run.modes import Observer, observe
 from fcbench.run.observe import ObservationContext, RequestHeaders, TurnRequest, now_iso
@@ -108,6 +109,8 @@ class RunSpec:
     """What the manifest records as the selection; default: the config's case filters."""
     judge: Target | None = None
     """The optional judge target (config ``judge``), resolved like the targets; None without one."""
+    cache_dir: Path | None = None
+    """``--cache``: the folder of the response cache (:mod:`fcbench.run.cache`); None: off."""
 
 
 def suite_ref(suite: str) -> str:
@@ -157,6 +160,7 @@ def prepare(
     filters: dict[str, Any] | None = None,
     check_keys: bool = True,
     left_out: Sequence[str] = (),
+    cache_dir: Path | None = None,
 ) -> RunSpec:
     """Resolve targets, load the suite (unless given) and keys (before any request), choose the run directory.
 
@@ -203,8 +207,10 @@ def prepare(
         filters,
         judge,
     )
+    spec.cache_dir = cache_dir
     if pins is not None:
         check_pinned(run_dir, pins, targets=None, hashes=_hashes(spec), left_out=left_out)
+        check_resume_cache(run_dir, pins.cache, cache_dir is not None)
     return spec
 
 
@@ -331,6 +337,7 @@ def _manifest(
         started_at=now_iso(),
         system_prompt=f"sha256:{text_sha256(spec.suite.system)}" if spec.suite.system else "none",
         tool_imports=list(spec.suite.tool_imports),
+        cache=spec.cache_dir is not None,
         judge=_judge_pin(spec.judge, running),
         filters=spec.filters
         if spec.filters is not None
@@ -401,6 +408,7 @@ async def execute(
         if spec.resume:
             manifest = read_manifest(spec.run_dir)
             check_pinned(spec.run_dir, manifest, targets=pinned, hashes=_hashes(spec))
+            check_resume_cache(spec.run_dir, manifest.cache, spec.cache_dir is not None)
         else:
             write_replacing(
                 spec.run_dir / CONFIG_FILE, config.model_dump_json(indent=2, by_alias=False) + "\n"
@@ -409,10 +417,11 @@ async def execute(
         done = recorded_keys(spec.run_dir)
         todo = [p for p in execution_order(plan) if p.key not in done]
         retry_budget = config.retry_budget if config.retry_budget is not None else len(plan) // 10 + 20
+        redactor = Redactor(spec.api_keys.values())
         transport = Transport(
             timeout_s=config.timeout_ms / 1000,
             retry=RetryPolicy(max_retries=config.max_retries, budget=retry_budget),
-            redactor=Redactor(spec.api_keys.values()),
+            redactor=redactor,
             concurrency=config.concurrency,
             limits=Limits(
                 max_response_bytes=config.max_response_bytes, max_stream_events=config.max_stream_events
@@ -432,6 +441,7 @@ async def execute(
             headers=headers,
             tool_faults=frozenset(config.tool_faults),
             continuation=config.continuation,
+            cache=ResponseCache(spec.cache_dir, redactor) if spec.cache_dir is not None else None,
         )
         sink = progress or ProgressSink()
         already = Counter(p.target.label for p in plan if p.key in done)

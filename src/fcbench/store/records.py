@@ -174,6 +174,9 @@ class Record(BaseModel):
     judge: JudgeRating | None = Field(default=None, exclude_if=lambda rating: rating is None)
     """The optional judge's rating of a text reply, beside the verdict and never changing it
     (``fcbench run --judge``; :mod:`fcbench.grading.judge`); left out when no judge was asked."""
+    cached: bool = Field(default=False, exclude_if=lambda cached: not cached)
+    """The answer came from the response cache (``fcbench run --cache``), not from the provider:
+    reports count it and leave it out of stability, latency and cost; left out when false."""
 
     @property
     def key(self) -> ObservationKey:
@@ -295,6 +298,9 @@ class Manifest(BaseModel):
     """Tool sets converted from another format or listed by an MCP server: source, format, hash, count."""
     judge: JudgePin | None = Field(default=None, exclude_if=lambda pin: pin is None)
     """The judge that rated the run's text replies (``--judge``), with its rubric; left out without one."""
+    cache: bool = Field(default=False, exclude_if=lambda on: not on)
+    """The run reused answers from a response cache (``--cache``), which a resume must agree on;
+    left out when off."""
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:

@@ -197,6 +197,8 @@ class RecordView(msgspec.Struct, gc=False):
     """Multi-turn modes: ``stateless`` or ``stateful``."""
     judge: msgspec.Raw = NULL
     """The optional judge's rating (:meth:`judge_data`)."""
+    cached: Any = None
+    """True when the answer came from the response cache (``--cache``)."""
 
     @property
     def label(self) -> str:
