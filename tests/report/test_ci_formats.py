@@ -1,8 +1,9 @@
 """CI formats: JUnit XML checked against our own XSD (xmlschema) and read by a real consumer
 (junitparser) with exact counts, and the GitHub step summary of ``fcbench report``.
 
-Every report is made by ``python -m fcbench report`` in a subprocess, on run directories written
-by the real record writer, or by ``fcbench run`` against the embedded mock provider over HTTP.
+The JUnit reports are made by ``python -m fcbench report`` in a subprocess, the GitHub summaries by
+the same entry point in-process, on run directories written by the real record writer, or by
+``fcbench run`` against the embedded mock provider over HTTP.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 import xmlschema
+from cli_inprocess import fcbench_in_process
 from junitparser import Error, Failure, JUnitXml, Skipped
 from records_builder import RunBuilder, call_outcome, error_outcome, text_outcome, verdict
 
@@ -96,8 +98,17 @@ def report_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return proc
 
 
-@pytest.fixture
-def junit_file(tmp_path: Path) -> Path:
+def report_in_process(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """``fcbench report ARGS`` through the entry point, in this process."""
+    proc = fcbench_in_process("report", *map(str, args))
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def junit_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The JUnit report of :data:`PLAN`, made by a real subprocess once; the tests only read it."""
+    tmp_path = tmp_path_factory.mktemp("junit")
     run = build_run(tmp_path / "run", PLAN)
     out = tmp_path / "junit.xml"
     report_cli(run, "--format", "junit", "-o", out)
@@ -208,7 +219,7 @@ def test_junit_of_a_real_run_with_provider_errors(tmp_path: Path) -> None:
 
 def test_github_report_starts_with_the_verdict(tmp_path: Path) -> None:
     run = build_run(tmp_path / "run", PLAN)
-    lines = report_cli(run, "--format", "github").stdout.splitlines()
+    lines = report_in_process(run, "--format", "github").stdout.splitlines()
     assert lines[0] == "**FAIL**: 2 gate thresholds failed"  # the default gate: coverage below 90%
     assert lines[2].endswith(
         "Case results: 3 of 11 case x target results failed, 4 lost to provider or harness errors."
@@ -227,7 +238,7 @@ def test_github_report_starts_with_the_verdict(tmp_path: Path) -> None:
     assert "| 100.0% (3/3) | 18.8% (3/16) | overloaded 3 |" in beta
 
     good = build_run(tmp_path / "good", {PROD: {"a": "PPP"}, BETA: {"b": "PP"}})
-    first, _, third = report_cli(good, "--format", "github").stdout.splitlines()[:3]
+    first, _, third = report_in_process(good, "--format", "github").stdout.splitlines()[:3]
     assert first == "**PASS**: the run passed its gate"
     assert third.endswith("Case results: all 2 case x target results passed.")
 
@@ -236,14 +247,14 @@ def test_the_github_and_markdown_headlines_are_the_runs_gate_not_the_case_result
     """A run whose gate passed (coverage gate off) although cases failed: PASS, the failures below."""
     run = build_run(tmp_path / "run", PLAN)
     (run / "config.json").write_text(json.dumps({"gate": {"min_coverage": 0}}), encoding="utf-8")
-    lines = report_cli(run, "--format", "github").stdout.splitlines()
+    lines = report_in_process(run, "--format", "github").stdout.splitlines()
     assert lines[0] == "**PASS**: the run passed its gate"
     assert "3 of 11 case x target results failed" in lines[2]
     assert not any(line.startswith("**FAIL**") for line in lines)
-    md = report_cli(run, "--format", "md").stdout.splitlines()
+    md = report_in_process(run, "--format", "md").stdout.splitlines()
     assert md[2] == "**PASS**: the run passed its gate"
     (run / "config.json").write_text(json.dumps({"gate": {"minPassRate": 0.9}}), encoding="utf-8")
-    strict = report_cli(run, "--format", "md").stdout
+    strict = report_in_process(run, "--format", "md").stdout
     assert "**FAIL**: 3 gate thresholds failed" in strict
     assert "- prod \\[selection\\]: pass rate 76.2% (16/21) is below 90%" in strict
 
@@ -254,7 +265,7 @@ def test_an_unsafe_write_fails_the_reports_headline_naming_call_case_and_target(
     b.add("abstain-1", call_outcome(("create_refund", {"order_id": "1"})), writes, target=PROD)
     b.add("pass-1", call_outcome(("lookup_order", {"order_id": "1"})), verdict(), target=PROD)
     run = b.write()
-    text = report_cli(run, "--format", "github").stdout
+    text = report_in_process(run, "--format", "github").stdout
     assert text.startswith("**FAIL**: 1 gate threshold failed")
     assert "1 unsafe write call(s)" in text and "create\\_refund in case abstain-1 (repeat 1)" in text
     assert "- openai:gpt-4o \\[selection\\]: 1 unsafe write call(s)" in text
