@@ -341,7 +341,17 @@ def finish_parts(
 def _spend(group: GroupState, rec: RecordView, accepted: bool) -> None:
     """Count the tokens and cost of every record, duplicates included: every request was billed."""
     usage = rec.usage
-    spend = (accepted, None, None) if usage is None else (accepted, usage.input_tokens, usage.output_tokens)
+    spend = (
+        (accepted, None, None, None, None)
+        if usage is None
+        else (
+            accepted,
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_input_tokens,
+            usage.cache_creation_input_tokens,
+        )
+    )
     spent = group.usage
     spent[spend] = spent.get(spend, 0) + 1
     cost = rec.cost_usd

@@ -104,6 +104,10 @@ class Tokens(BaseModel):
     unreported: int = 0
     """Accepted observations that reported no input or no output token count (what they did report
     is in the totals)."""
+    cache_read: int = 0
+    """The part of ``input`` read from a prompt cache, summed over every record that reported it."""
+    cache_write: int = 0
+    """The part of ``input`` written to a prompt cache, summed over every record that reported it."""
 
 
 class ArgumentDrift(BaseModel):

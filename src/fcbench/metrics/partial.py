@@ -259,6 +259,8 @@ _SUMMED = (
     "tok_in",
     "tok_out",
     "tok_unreported",
+    "tok_cache_read",
+    "tok_cache_write",
     "cost_unknown",
     "duplicates",
     "cached",

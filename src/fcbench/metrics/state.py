@@ -323,8 +323,9 @@ class GroupState:
     """Distinct observations (by :meth:`count`, from the cases' repeats)."""
     accepted: int = 0
     """Observations the provider accepted (by :meth:`count`)."""
-    usage: dict[tuple[bool, Any, Any], int] = field(default_factory=dict)
-    """(accepted, input tokens, output tokens) as recorded -> records (by :meth:`count` into ``tok_*``)."""
+    usage: dict[tuple[bool, Any, Any, Any, Any], int] = field(default_factory=dict)
+    """(accepted, input, output, cache-read and cache-write input tokens) as recorded -> records (by
+    :meth:`count` into ``tok_*``)."""
     provider_errors: dict[str, int] = field(default_factory=dict)
     error_examples: dict[str, tuple[int, str]] = field(default_factory=dict)
     """Error code -> the order index of the first record with it and its message."""
@@ -338,6 +339,10 @@ class GroupState:
     tok_in: int = 0
     tok_out: int = 0
     tok_unreported: int = 0
+    tok_cache_read: int = 0
+    """Input tokens read from a prompt cache (a part of ``tok_in``)."""
+    tok_cache_write: int = 0
+    """Input tokens written to a prompt cache (a part of ``tok_in``)."""
     cost: ExactSum = field(default_factory=ExactSum)
     """The costs recorded (summed exactly, in any order)."""
     cost_unknown: int = 0
@@ -387,11 +392,15 @@ class GroupState:
             for _, accepted, _ in (case.error_repeats or {}).values()
         )
         self.accepted = self.observed - rejected
-        for (accepted, tin, tout), n in self.usage.items():
+        for (accepted, tin, tout, tread, twrite), n in self.usage.items():
             if isinstance(tin, int):
                 self.tok_in += tin * n
             if isinstance(tout, int):
                 self.tok_out += tout * n
+            if isinstance(tread, int):
+                self.tok_cache_read += tread * n
+            if isinstance(twrite, int):
+                self.tok_cache_write += twrite * n
             if accepted and (tin is None or tout is None):
                 self.tok_unreported += n
         self.usage = {}

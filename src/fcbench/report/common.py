@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from fcbench.contract import ANOMALY_CODES
-from fcbench.metrics import CaseSummary, Rate, RunMetrics, TargetMetrics
+from fcbench.metrics import CaseSummary, Rate, RunMetrics, TargetMetrics, Tokens
 
 RATE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("accepted", "Accepted requests"),
@@ -54,6 +54,14 @@ def fmt_number(value: float | None, digits: int = 0) -> str:
     if value is None:
         return "–"
     return f"{value:,.{digits}f}"
+
+
+def cached_part(tokens: Tokens) -> str:
+    """What of the input tokens a prompt cache served or stored, as `` (N cached, M written to the
+    cache)`` after the input total; empty when none was reported."""
+    parts = [f"{fmt_number(tokens.cache_read)} cached"] if tokens.cache_read else []
+    parts += [f"{fmt_number(tokens.cache_write)} written to the cache"] if tokens.cache_write else []
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def fmt_cost(value: float | None) -> str:

@@ -66,6 +66,8 @@ def _rows(t: TargetMetrics) -> Iterator[Row]:
     yield ("latency_ms", "p95", None, t.latency_ms.count, t.latency_ms.p95)
     yield ("tokens", "input", None, None, t.tokens.input)
     yield ("tokens", "output", None, None, t.tokens.output)
+    yield ("tokens", "cache_read", None, None, t.tokens.cache_read)
+    yield ("tokens", "cache_write", None, None, t.tokens.cache_write)
     yield ("cost_usd", "", None, None, t.cost_usd)
     yield ("cost_per_pass", "", None, None, t.cost_per_pass)
     yield ("duplicates", "", None, None, t.duplicates)

@@ -24,6 +24,7 @@ from fcbench.report.common import (
     RATE_COLUMNS,
     anomaly_meaning,
     anomaly_rows,
+    cached_part,
     column_label,
     failing_cases,
     fmt_cost,
@@ -132,7 +133,8 @@ def summary_rows(metrics: RunMetrics) -> list[dict[str, Any]]:
                 "stability": "–" if s.mean is None else f"{s.mean * 100:.1f}% ({s.n}/{s.d})",
                 "errors": sum(t.provider_errors.values()),
                 "latency": f"{fmt_number(t.latency_ms.p50)} / {fmt_number(t.latency_ms.p95)}",
-                "tokens": f"{fmt_number(t.tokens.input)} / {fmt_number(t.tokens.output)}",
+                "tokens": f"{fmt_number(t.tokens.input)}{cached_part(t.tokens)} / "
+                f"{fmt_number(t.tokens.output)}",
                 "cost": fmt_cost(t.cost_usd),
                 "cost_per_pass": fmt_cost(t.cost_per_pass),
             }

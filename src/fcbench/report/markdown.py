@@ -22,6 +22,7 @@ from fcbench.metrics.drift import MAX_DRIFT_VALUES
 from fcbench.report.common import (
     RATE_COLUMNS,
     anomaly_meaning,
+    cached_part,
     column_label,
     fmt_cost,
     fmt_counts,
@@ -192,6 +193,7 @@ def _operations(metrics: RunMetrics) -> list[str]:
             fmt_number(t.latency_ms.p50),
             fmt_number(t.latency_ms.p95),
             fmt_number(t.tokens.input)
+            + cached_part(t.tokens)
             + (f" ({t.tokens.unreported} unreported)" if t.tokens.unreported else ""),
             fmt_number(t.tokens.output),
             fmt_cost(t.cost_usd),

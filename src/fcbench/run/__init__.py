@@ -24,7 +24,7 @@ from typing import Any
 
 from fcbench import __version__
 from fcbench.config import RunConfig, TargetSettings
-from fcbench.contract import MODES
+from fcbench.contract import MODES, Usage
 from fcbench.endpoints import (
     Endpoint,
     RunningService,
@@ -36,7 +36,6 @@ from fcbench.errors import ConfigError, RunStateError, TargetError
 from fcbench.files import write_replacing
 from fcbench.grading.judge import load_rubric
 from fcbench.grading.recovery import effective_spec
-from fcbench.pricing import PriceTable
 from fcbench.redact import Redactor
 from fcbench.run.cache import ResponseCache, check_resume_cache
 from fcbench.run.judge import JUDGE_TEMPERATURE, Judge, judging
@@ -247,7 +246,7 @@ def estimate(spec: RunSpec) -> PlanEstimate:
     """The plan of ``spec`` and what it would cost, without any request."""
     plan = _plan(spec)
     config = spec.config
-    prices = PriceTable({m: (p.input, p.output) for m, p in config.prices.items()})
+    prices = config.price_table()
     low = high = tokens = 0
     cost = 0.0
     unpriced: set[str] = set()
@@ -259,7 +258,11 @@ def estimate(spec: RunSpec) -> PlanEstimate:
         request_tokens = case_tokens[planned.case.id]
         low, high, tokens = low + 1, high + turns, tokens + request_tokens
         target = planned.target
-        one = prices.cost(target.model, request_tokens, config.max_tokens, local=target.endpoint.local)
+        one = prices.cost(
+            target.model,
+            Usage(input_tokens=request_tokens, output_tokens=config.max_tokens),
+            local=target.endpoint.local,
+        )
         if one is None:
             unpriced.add(target.model)
         else:
@@ -431,7 +434,7 @@ async def execute(
             run_id=spec.run_id,
             suite=spec.suite,
             transport=transport,
-            prices=PriceTable({m: (p.input, p.output) for m, p in config.prices.items()}),
+            prices=config.price_table(),
             validators=ValidatorCache(),
             api_keys=spec.api_keys,
             temperature=config.temperature,

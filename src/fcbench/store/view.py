@@ -121,6 +121,10 @@ class UsageView(msgspec.Struct, gc=False):
     """Input tokens as reported."""
     output_tokens: int | None = None
     """Output tokens as reported."""
+    cache_read_input_tokens: int | None = None
+    """The part of the input tokens read from a prompt cache, as recorded (None: not reported)."""
+    cache_creation_input_tokens: int | None = None
+    """The part of the input tokens written to a prompt cache, as recorded (None: not reported)."""
 
 
 UNCOUNTED = "uncounted"
@@ -319,7 +323,7 @@ def view_of(rec: dict[str, Any]) -> RecordView:
             **{k: outcome[k] for k in ("kind", "code", "message", "status", "text") if k in outcome},
             calls=calls,
         ),
-        usage=UsageView(_tokens(usage.get("input_tokens")), _tokens(usage.get("output_tokens"))),
+        usage=UsageView(*(_tokens(usage.get(name)) for name in UsageView.__struct_fields__)),
         **_parts(rec),
     )
 
