@@ -1,10 +1,11 @@
 """Provider faults never lower a model metric, only coverage: `fcbench run` with and without `--mock-faults`.
 
-Two runs of the same plan against the embedded mock (all four dialects, modes selection and
-stream, no retries so every drawn fault is seen): one fault-free, one with corrupted bodies and
-stream events, cut connections, 5xx, 429, 504 and in-stream errors, plus fragmented arguments
-(not an error). The simulated models answer the same request the same way in both runs (one
-repeat: each request is sent once, so even ``sim-flaky``'s seeded variation is the same).
+Two runs of the same plan (a sample of the core suite's cases) against the embedded mock (all four
+dialects, modes selection and stream, no retries so every drawn fault is seen): one fault-free, one
+with corrupted bodies and stream events, cut connections, 5xx, 429, 504 and in-stream errors, plus
+fragmented arguments (not an error). The simulated models answer the same request the same way in
+both runs (one repeat: each request is sent once, so even ``sim-flaky``'s seeded variation is the
+same).
 
 - every faulty-run record is either ``not_scored`` with a provider-error code, or scored exactly
   as the same observation of the fault-free run (same verdict, outcome key and anomalies);
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from cli_inprocess import fcbench_in_process
 
 from fcbench import normalised_outcome_key
 from fcbench.report.compare import GATED_METRICS
@@ -47,6 +49,10 @@ FAULT_CODES = {"bad_response", "server", "overloaded", "rate_limited", "timeout"
 MODEL_RATES = (*GATED_METRICS, "stability", "pass_hat_k", "by_category", "by_tag")
 """Every model metric of a report's target entry (each an ``{n, d}`` rate or a map of them); the
 gated ones are the compare gate's."""
+
+SAMPLE = 60
+"""Cases per run, in proportion per category (the same cases in both runs): about 800 observations
+per run, dozens per target and mode, so every fault kind is drawn many times."""
 
 Key = tuple[str, str, int, str]
 
@@ -75,12 +81,7 @@ def _rows(run_dir: Path) -> dict[Key, dict[str, Any]]:
 
 
 def _report(run_dir: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "fcbench", "report", str(run_dir), "--format", "json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = fcbench_in_process("report", str(run_dir), "--format", "json")
     assert proc.returncode == 0, proc.stderr
     return {(t["target"], t["mode"]): t for t in json.loads(proc.stdout)["targets"]}
 
@@ -107,7 +108,7 @@ def test_provider_faults_lower_coverage_never_a_model_metric(tmp_path: Path) -> 
             }
         )
     )
-    common = ["--config", str(config)]
+    common = ["--config", str(config), "--sample", str(SAMPLE)]
     clean_proc = _start_run([*common, "--out", str(tmp_path / "clean")], tmp_path)
     faulty_proc = _start_run(
         [*common, "--out", str(tmp_path / "faulty"), "--mock-faults", FAULTS, "--min-coverage", "0"], tmp_path
