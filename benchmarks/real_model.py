@@ -19,7 +19,8 @@ seed), ``--repeats`` times, one request in flight. Per target it reports:
 
 With ``--write`` the table goes into the page between its markers, with the date, the machine and
 the command; the page is rewritten after every finished run, so a cut-short benchmark leaves the
-finished part, with its sample stated.
+finished part, with its sample stated. ``--runs DIR --reuse`` reads the runs already finished in
+``DIR`` (same targets, suite, repeats and sample size) and runs only the rest.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -81,17 +81,38 @@ def execute(model: str, variant: str, suite: str, sample: int, args: argparse.Na
         "targets": [f"{e}:{name}" for e in endpoints], "modes": ["selection"], "repeats": args.repeats,
         "concurrency": 1, "timeoutMs": TIMEOUT_MS,
     }))  # fmt: skip
+    labels = [f"{e}:{name}" for e in endpoints]
+    run_dir = finished_run(out, labels, suite, args.repeats, sample) if args.reuse else None
+    if run_dir is not None:
+        print(f"   reusing {run_dir.name}", flush=True)
+        return read_run(model, variant, suite, run_dir)
     before = {p for p in out.iterdir() if p.is_dir()}
-    started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "fcbench", "run", "--config", str(config), "--suite", suite, "--out", str(out),
          "--sample", str(sample), "--seed", str(args.seed), "--min-coverage", "0", "--no-progress"],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
-    wall = time.perf_counter() - started
     if done.returncode not in (0, 1):
         raise SystemExit(f"fcbench run failed ({done.returncode}):\n{done.stderr[-2000:]}")
     [run_dir] = [p for p in out.iterdir() if p.is_dir() and p not in before]
+    return read_run(model, variant, suite, run_dir)
+
+
+def finished_run(out: Path, labels: list[str], suite: str, repeats: int, sample: int) -> Path | None:
+    """A finished run in ``out`` of exactly these targets, suite, repeats and sample size, if any."""
+    for run_dir in sorted(p for p in out.iterdir() if (p / "manifest.json").is_file()):
+        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+        if (
+            manifest.get("finished_at") and manifest.get("suite") == suite
+            and manifest.get("repeats") == repeats and manifest.get("planned") == len(labels) * repeats * sample
+            and [t.get("label") for t in manifest["targets"]] == labels
+        ):  # fmt: skip
+            return run_dir
+    return None
+
+
+def read_run(model: str, variant: str, suite: str, run_dir: Path) -> Run:
+    """A finished run's figures (both profiles), records and wall time."""
     report = subprocess.run(
         [sys.executable, "-m", "fcbench", "report", str(run_dir), "--profile", "strict,repairs",
          "--format", "json"],
@@ -99,6 +120,8 @@ def execute(model: str, variant: str, suite: str, sample: int, args: argparse.Na
     )  # fmt: skip
     profiles = json.loads(report.stdout)["profiles"]
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    began, ended = (datetime.fromisoformat(manifest[key]) for key in ("started_at", "finished_at"))
+    wall = (ended - began).total_seconds()
     return Run(
         model, variant, suite, records(run_dir),
         {t["target"]: t for t in profiles["strict"]["targets"]},
@@ -242,6 +265,7 @@ def main() -> int:
     parser.add_argument(
         "--runs", type=Path, help="folder that keeps the run directories (default: temporary)"
     )
+    parser.add_argument("--reuse", action="store_true", help="read the finished runs in --runs, run the rest")
     args = parser.parse_args()
     args.suites = args.suites or [("core", 16), ("refunds", 8)]
     models = args.model or ["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
