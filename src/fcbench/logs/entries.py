@@ -168,13 +168,19 @@ def _entry(dialect: str, data: Any, index: int, source: str, line: int) -> LogEn
     )
 
 
-def _lines(path: Path) -> list[str]:
+def log_text(path: Path) -> str:
+    """The text of a log file (UTF-8, a byte-order mark dropped); an :class:`InputError` naming it
+    when it cannot be read."""
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        return path.read_bytes().decode("utf-8-sig")
     except OSError as exc:
         raise InputError(f"cannot be read: {exc.strerror or exc}", path=str(path)) from None
     except UnicodeDecodeError as exc:
         raise InputError(f"is not UTF-8: {exc.reason}", path=str(path)) from None
+
+
+def _lines(path: Path) -> list[str]:
+    text = log_text(path)
     return [line.removesuffix("\r") for line in text.split("\n")]  # U+2028 and U+0085 stay inside a line
 
 
@@ -216,4 +222,4 @@ def read_logs(paths: Sequence[Path], dialect: str, *, skip_bad: bool = False) ->
     return LogRead(entries=entries, bad=bad, lines=seen)
 
 
-__all__ = ["BadLine", "LogEntry", "LogRead", "UnreadableLine", "read_logs", "read_response"]
+__all__ = ["BadLine", "LogEntry", "LogRead", "UnreadableLine", "log_text", "read_logs", "read_response"]

@@ -21,7 +21,7 @@ from fcbench.adapters.base import ParsedTurn
 from fcbench.adapters.logged import LoggedRequest, RequestFormatError
 from fcbench.contract import Tool
 from fcbench.errors import InputError
-from fcbench.logs.entries import BadLine, LogEntry, LogRead, UnreadableLine
+from fcbench.logs.entries import BadLine, LogEntry, LogRead, UnreadableLine, log_text
 
 
 @dataclass(frozen=True)
@@ -109,12 +109,7 @@ def line_of(text: str, needle: str, start: int) -> int:
 def _file_text(path: Path) -> str:
     if not path.is_file():
         raise InputError("no such log file", path=str(path))
-    try:
-        return path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"cannot be read: {exc.strerror or exc}", path=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"is not UTF-8: {exc.reason}", path=str(path)) from None
+    return log_text(path)
 
 
 def read_traces(trace: TraceFormat, paths: Sequence[Path], options: ReadOptions) -> LogRead:
