@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import yaml
+from cli_inprocess import fcbench_in_process
 
 from fcbench.store.blobs import BLOBS_FILE, expand_blobs, iter_blobs, load_blobs
 
@@ -90,8 +91,8 @@ def _keys(run_dir: Path) -> set[tuple[str, str, int, str]]:
     return out
 
 
-def _metrics(run_dir: Path, cwd: Path) -> dict:
-    proc = _cli("report", str(run_dir), "--format", "json", cwd=cwd)
+def _metrics(run_dir: Path) -> dict:
+    proc = fcbench_in_process("report", str(run_dir), "--format", "json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     for volatile in ("run", "latency_ms", "started_at", "finished_at", "manifest"):
@@ -119,18 +120,18 @@ def test_three_shards_merge_into_the_unsharded_run(tmp_path: Path) -> None:
     ]
     whole = _cli(*common, "--out", "whole", cwd=tmp_path)
     assert whole.returncode == 0, whole.stderr
-    for i in (1, 2, 3):
-        shard = _cli(*common, "--shard", f"{i}/3", "--out", f"shard{i}", cwd=tmp_path)
+    for i in (1, 2, 3):  # the shards and the merge through the entry point in-process
+        shard = fcbench_in_process(*common, "--shard", f"{i}/3", "--out", str(tmp_path / f"shard{i}"))
         assert shard.returncode == 0, shard.stderr
     shard_dirs = [str(next((tmp_path / f"shard{i}").iterdir())) for i in (1, 2, 3)]
-    merged = _cli("merge", *shard_dirs, "--out", "merged/all", cwd=tmp_path)
+    merged = fcbench_in_process("merge", *shard_dirs, "--out", str(tmp_path / "merged" / "all"))
     assert merged.returncode == 0, merged.stderr
     whole_dir = next((tmp_path / "whole").iterdir())
     merged_dir = tmp_path / "merged" / "all"
     assert _keys(merged_dir) == _keys(whole_dir)
     manifest = json.loads((merged_dir / "manifest.json").read_text())
     assert manifest["shard"] is None and manifest["planned"] == len(_keys(whole_dir))
-    assert _metrics(merged_dir, tmp_path) == _metrics(whole_dir, tmp_path)
+    assert _metrics(merged_dir) == _metrics(whole_dir)
     # Two shards are not a whole run.
     partial = _cli("merge", *shard_dirs[:2], "--out", "merged/partial", cwd=tmp_path)
     assert partial.returncode == 2 and "exactly once" in partial.stderr
