@@ -38,6 +38,7 @@ from fcbench.mock.common import (
 from fcbench.mock.count_tokens import COUNT_BODIES, COUNT_RENDER
 from fcbench.mock.dialect import Dialect, load_dialects, status_of, stream_media_type
 from fcbench.mock.faults import FAULT_HEADER, FaultPlan, FaultSpec, parse_fault_header
+from fcbench.mock.rater import rate_reply
 from fcbench.mock.scripted import REPLY_HEADER, SCRIPTED_MODEL, ScriptedModel
 from fcbench.mock.sim.base import SimModel, SimReply
 from fcbench.mock.strict import check_fields
@@ -237,7 +238,7 @@ class MockEngine:
                 return model.reply_from_header(header)
             except ValueError as exc:
                 raise MockError("invalid_request", str(exc)) from None
-        return model.respond(decoded.request)
+        return rate_reply(decoded.request) or model.respond(decoded.request)  # a judge request is rated
 
     def _stream(
         self,

@@ -20,7 +20,6 @@ from fcbench.mock.sim.base import SimCall, SimReply, SimRequest, SimTool
 from fcbench.mock.sim.dialogue import SimDialogue, SimExchange, memory, read
 from fcbench.mock.sim.evidence import Found
 from fcbench.mock.sim.extract import extract, with_value
-from fcbench.mock.sim.rater import rate_reply
 from fcbench.mock.sim.recovery import (
     Targets,
     hinted,
@@ -89,10 +88,7 @@ class Personality:
 
     # -- entry point ---------------------------------------------------------------------------------
     def respond(self, request: SimRequest) -> SimReply:
-        """Decide the next turn (a judge request is rated, :mod:`fcbench.mock.sim.rater`)."""
-        rated = rate_reply(request)
-        if rated is not None:
-            return rated
+        """Decide the next turn."""
         conv = read(request)
         if request.tool_choice == "none":
             return self.text_only(conv, request)

@@ -1,9 +1,10 @@
-"""Simulated models as judges: a deterministic answer to a request that offers only ``rate_reply``.
+"""The mock's judge: a deterministic answer to a request that offers only ``rate_reply``.
 
 A judge request (fcbench's rubric) offers one tool, ``rate_reply``, whose ``label`` is an enum,
 and one user message with sections: the conversation, the tools, ``## Information the request
-still lacks`` and ``## The assistant's reply``. Every simulated model answers it the same way, by
-plain rules of its own (they are not the grader's, so a run shows where the two differ):
+still lacks`` and ``## The assistant's reply``. The mock answers it for every simulated model the
+same way (``sim-scripted`` with a reply header keeps its script), by plain rules of its own (they
+are not the grader's, so a run shows where the two differ):
 
 * a call written out (``name(key=...)``, ``"name":``, a call tag) -> ``writes_call``;
 * asking is a question mark (``?``, ``？``) or a leading "please" / "bitte" / "por favor" /

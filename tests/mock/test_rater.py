@@ -1,15 +1,19 @@
-"""Simulated models answer a judge request (only ``rate_reply`` offered) with one deterministic
-``rate_reply`` call, by rules of their own, and leave every other request to their personality."""
+"""The mock answers a judge request (only ``rate_reply`` offered) with one deterministic
+``rate_reply`` call, by rules of its own, for every simulated model, over its real HTTP API, and
+leaves every other request to the model."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
+import openai
 import pytest
 
 import fcbench.mock.sim as sim
+from fcbench.mock.rater import rate_reply, rating
+from fcbench.mock.server import base_urls
 from fcbench.mock.sim.base import SimRequest, SimTool, SimTurn
-from fcbench.mock.sim.rater import rating
 
 LABELS = ["writes_call", "invents_value", "asks_for_missing", "asks_again", "asks_other", "answers"]
 TOOL = SimTool(
@@ -60,27 +64,31 @@ def _request(model: str, tools: tuple[SimTool, ...], text: str) -> SimRequest:
 
 
 @pytest.mark.parametrize("model", sim.model_names())
-def test_every_model_rates_a_judge_request_the_same_way(model: str) -> None:
-    found = sim.get_model(model)
-    assert found is not None
-    reply = found.respond(_request(model, (TOOL,), material("What is the postal code?")))
-    assert reply.kind == "calls" and len(reply.calls) == 1 and reply.calls[0].name == "rate_reply"
-    assert json.loads(reply.calls[0].arguments_json)["label"] == "asks_for_missing"
+def test_every_model_rates_a_judge_request_over_http(mock_server: str, model: str) -> None:
+    client = openai.OpenAI(
+        base_url=base_urls(mock_server)["openai-chat"], api_key="sk-test", max_retries=0, timeout=20
+    )
+    tool: Any = {"type": "function", "function": {"name": TOOL.name, "parameters": TOOL.parameters}}
+    messages: Any = [
+        {"role": "system", "content": "rubric"},
+        {"role": "user", "content": material("Your postal code?")},
+    ]
+    choice: Any = {"type": "function", "function": {"name": "rate_reply"}}
+    reply = client.chat.completions.create(model=model, messages=messages, tools=[tool], tool_choice=choice)
+    (call,) = reply.choices[0].message.tool_calls or []
+    function: Any = getattr(call, "function", None)
+    assert function is not None and function.name == "rate_reply"
+    assert json.loads(function.arguments)["label"] == "asks_for_missing"
 
 
 def test_a_label_the_request_does_not_offer_is_never_sent() -> None:
     narrow = SimTool("rate_reply", "", {"type": "object", "properties": {"label": {"enum": ["answers"]}}})
-    found = sim.get_model("sim-careful")
-    assert found is not None
-    reply = found.respond(_request("sim-careful", (narrow,), material("What is the postal code?")))
-    assert json.loads(reply.calls[0].arguments_json)["label"] == "answers"
+    reply = rate_reply(_request("sim-careful", (narrow,), material("What is the postal code?")))
+    assert reply is not None and json.loads(reply.calls[0].arguments_json)["label"] == "answers"
 
 
-def test_other_requests_are_left_to_the_personality() -> None:
+def test_other_requests_are_left_to_the_model() -> None:
     other = SimTool("rate_item", "Rate an item.", TOOL.parameters)
-    found = sim.get_model("sim-careful")
-    assert found is not None
-    reply = found.respond(_request("sim-careful", (other,), "Hello!"))
-    assert not (
-        reply.kind == "calls" and reply.calls and reply.calls[0].arguments_json.startswith('{"label"')
-    )
+    assert rate_reply(_request("sim-careful", (other,), "Hello!")) is None
+    assert rate_reply(_request("sim-careful", (TOOL, other), material("What is the postal code?"))) is None
+    assert rate_reply(SimRequest(model="m", system="", turns=(), tools=(TOOL,))) is None
