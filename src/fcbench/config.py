@@ -31,6 +31,7 @@ from fcbench.endpoints import (
 from fcbench.errors import ConfigError
 from fcbench.files import open_user_file
 from fcbench.pricing import ModelPrice, PriceTable
+from fcbench.suggest import did_you_mean
 
 CREDENTIAL_HEADER = re.compile(
     r"auth|api[-_]?key|token|secret|cookie|password|session|subscription[-_]key|signature", re.IGNORECASE
@@ -535,4 +536,45 @@ def load_config(
     except ValidationError as exc:
         first = exc.errors()[0]
         key = _key_path(first["loc"])
-        raise ConfigError(first["msg"], path=where, key=key) from exc
+        message = first["msg"]
+        if first["type"] == "extra_forbidden" and first["loc"]:
+            schemas = (RunConfig.model_json_schema(by_alias=by_alias) for by_alias in (False, True))
+            known = [key for schema in schemas for key in known_keys(schema, first["loc"][:-1])]
+            message += did_you_mean(str(first["loc"][-1]), known)
+        raise ConfigError(message, path=where, key=key) from exc
+
+
+def known_keys(schema: dict[str, Any], loc: tuple[Any, ...]) -> list[str]:
+    """The keys the object at ``loc`` (a validation error's location, e.g. ``("gate",)``) may
+    have, read from ``schema`` (a model's JSON Schema): what a misspelt key is compared with. A
+    step that names no key (a tagged union's tag, e.g. ``targets.0.entry``) is passed over."""
+    defs = schema.get("$defs", {})
+    nodes: list[Any] = [schema]
+    for step in loc:
+        nodes = [nxt for node in nodes for nxt in _schema_children(node, step, defs)] or nodes
+    return [
+        key for node in nodes for key in _schema_branches(node, defs) for key in key.get("properties", {})
+    ]
+
+
+def _schema_branches(node: Any, defs: dict[str, Any]) -> list[dict[str, Any]]:
+    """``node`` with its ``$ref`` resolved and its ``anyOf``/``oneOf``/``allOf`` branches spread."""
+    if not isinstance(node, dict):
+        return []
+    if "$ref" in node:
+        return _schema_branches(defs.get(str(node["$ref"]).rsplit("/", 1)[-1]), defs)
+    branches = [b for key in ("anyOf", "oneOf", "allOf") for b in node.get(key, [])]
+    return [node, *(found for branch in branches for found in _schema_branches(branch, defs))]
+
+
+def _schema_children(node: Any, step: Any, defs: dict[str, Any]) -> list[Any]:
+    """The schemas of the value at ``step`` (a key or an index) inside a value of schema ``node``."""
+    found: list[Any] = []
+    for branch in _schema_branches(node, defs):
+        if isinstance(step, int) and "items" in branch:
+            found.append(branch["items"])
+        elif step in branch.get("properties", {}):
+            found.append(branch["properties"][step])
+        elif isinstance(branch.get("additionalProperties"), dict):
+            found.append(branch["additionalProperties"])
+    return found

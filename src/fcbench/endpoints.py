@@ -39,6 +39,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from fcbench.errors import TargetError
+from fcbench.suggest import did_you_mean
 
 MOCK_PLACEHOLDER = "{mock}"
 LOCAL_PLACEHOLDER = "{local}"
@@ -370,7 +371,8 @@ def parse_target(spec: str, endpoints: Mapping[str, Endpoint]) -> tuple[Endpoint
     endpoint = endpoints.get(name)
     if endpoint is None:
         raise TargetError(
-            f"target {spec!r}: unknown endpoint {name!r}; known: {', '.join(sorted(endpoints))}"
+            f"target {spec!r}: unknown endpoint {name!r}{did_you_mean(name, sorted(endpoints))}; "
+            f"known: {', '.join(sorted(endpoints))}"
         )
     return endpoint, model
 

@@ -52,9 +52,9 @@ def test_bash_completes_verbs_options_and_schema_names() -> None:
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (("rn",), "unknown command 'rn' (did you mean 'run'?)"),
-        (("local", "srve"), "unknown command 'srve' (did you mean 'serve'?)"),
-        (("frobnicate",), "unknown command 'frobnicate'; known: run, targets"),
+        (("rn",), "No such command 'rn' (did you mean 'run'?)"),
+        (("local", "srve"), "No such command 'srve' (did you mean 'serve'?)"),
+        (("frobnicate",), "No such command 'frobnicate'; known: run, targets"),
     ],
 )
 def test_an_unknown_verb_names_the_closest(args: tuple[str, ...], said: str) -> None:

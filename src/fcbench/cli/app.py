@@ -121,9 +121,10 @@ def suggesting(group: Any) -> None:
     def resolve_command(ctx: Any, args: list[str]) -> Any:
         name = args[0] if args else ""
         if name and not name.startswith("-") and group.get_command(ctx, name) is None:
-            from fcbench.suggest import unknown_name
+            from fcbench.suggest import did_you_mean
 
-            ctx.fail(unknown_name("command", name, group.list_commands(ctx)))
+            known = group.list_commands(ctx)
+            ctx.fail(f"No such command {name!r}{did_you_mean(name, known) or '; known: ' + ', '.join(known)}")
         return resolve(ctx, args)
 
     group.resolve_command = resolve_command
