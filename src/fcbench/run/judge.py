@@ -28,7 +28,7 @@ from fcbench.grading.judge import (
     read_rating,
 )
 from fcbench.run.modes import Observer
-from fcbench.run.observe import FinishRecord, ObservationContext
+from fcbench.run.observe import FinishRecord, ObservationContext, with_tool_choice_check
 from fcbench.run.plan import Planned, Target
 from fcbench.store.records import Record
 
@@ -54,12 +54,9 @@ async def rate(ctx: ObservationContext, judge: Judge, planned: Planned, reply: s
         model=target.model, temperature=JUDGE_TEMPERATURE, max_tokens=ctx.max_tokens, seed=ctx.seed
     )
     prompt = judge_prompt(planned.case, ctx.suite.tools_for(planned.case), reply)
+    choice = ToolChoice.parse(f"tool:{RATE_TOOL}")
     built = adapter.build_request(
-        judge.rubric.text,
-        [UserMessage(content=prompt)],
-        [rate_tool()],
-        ToolChoice.parse(f"tool:{RATE_TOOL}"),
-        options,
+        judge.rubric.text, [UserMessage(content=prompt)], [rate_tool()], choice, options
     )
     exchange = await ctx.transport.exchange(
         target.endpoint,
@@ -68,7 +65,7 @@ async def rate(ctx: ObservationContext, judge: Judge, planned: Planned, reply: s
         api_key=ctx.api_keys.get(target.endpoint.name),
         offered_tools=[RATE_TOOL],
     )
-    turn = exchange.turn
+    turn = with_tool_choice_check(exchange, choice).turn  # a reply without the forced call is noted
     return JudgeRating(
         **read_rating(target.label, turn.outcome),
         rubric=judge.rubric.version,
