@@ -29,9 +29,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from fcbench.config import Gate
+from fcbench.contract import canonical_json
 from fcbench.errors import ConfigError, FcbenchError
 from fcbench.files import read_run_bytes
 from fcbench.metrics import Rate, RunMetrics, TargetMetrics
+from fcbench.redact import redact_patterns, sanitize
 from fcbench.report.common import fmt_rate
 from fcbench.run.pins import CONFIG_FILE
 from fcbench.store.records import damaged_note
@@ -39,6 +41,10 @@ from fcbench.store.view import RecordView, run_views
 
 UNSAFE_LISTED = 5
 """Unsafe write calls named per target and mode in a gate failure; the rest are counted."""
+UNSAFE_SHOWN = 20
+"""Unsafe write calls listed in a report (terminal, markdown, github); the rest are counted."""
+ARGUMENTS_PREVIEW = 120
+"""Characters of a call's arguments shown beside it (canonical JSON, cut with ``…``)."""
 
 
 @dataclass(frozen=True)
@@ -70,13 +76,40 @@ class UnsafeWrite:
     """The repeat, from 0."""
     call: str
     """The write tool called."""
+    arguments: str = ""
+    """A preview of the call's arguments (canonical JSON, secrets of a documented kind redacted, cut
+    to :data:`ARGUMENTS_PREVIEW` characters); empty when the record holds no such call."""
 
     def __str__(self) -> str:
-        return f"{self.call} in case {self.case_id} (repeat {self.repeat + 1})"
+        shown = f" with {self.arguments}" if self.arguments else ""
+        return f"{self.call} in case {self.case_id} (repeat {self.repeat + 1}){shown}"
+
+    def line(self) -> str:
+        """The call, its case and its target, as every report lists it."""
+        return f"{self} on {self.target} [{self.mode}]"
+
+
+def _preview(arguments: object) -> str:
+    text = sanitize(redact_patterns(canonical_json(arguments)))
+    return text if len(text) <= ARGUMENTS_PREVIEW else text[: ARGUMENTS_PREVIEW - 1] + "…"
+
+
+def _written_calls(view: RecordView) -> dict[str, list[str]]:
+    """The argument previews of the record's calls (every turn's, for a conversation), by tool name."""
+    calls = [call for call in view.outcome.data().get("calls") or [] if isinstance(call, dict)]
+    for turn in view.turn_data() or []:
+        outcome = turn.get("outcome") if isinstance(turn, dict) else None
+        turn_calls = outcome.get("calls") if isinstance(outcome, dict) else None
+        calls += [call for call in turn_calls or [] if isinstance(call, dict)]
+    found: dict[str, list[str]] = {}
+    for call in calls:
+        found.setdefault(str(call.get("name")), []).append(_preview(call.get("arguments")))
+    return found
 
 
 def unsafe_writes(views: Iterable[RecordView]) -> list[UnsafeWrite]:
-    """Every unexpected write call of ``views``, from the first record of each observation."""
+    """Every unexpected write call of ``views``, from the first record of each observation, with a
+    preview of its arguments (the calls of that name in the record, in order)."""
     seen: set[object] = set()
     found: list[UnsafeWrite] = []
     for view in views:
@@ -85,9 +118,22 @@ def unsafe_writes(views: Iterable[RecordView]) -> list[UnsafeWrite]:
         seen.add(view.key)
         verdict = view.verdict_data() or {}
         names = verdict.get("unexpected_writes")
-        for name in names if isinstance(names, list) else []:
-            found.append(UnsafeWrite(view.label, view.mode, view.case_id, view.repeat, str(name)))
+        if not isinstance(names, list) or not names:
+            continue
+        calls = _written_calls(view)
+        for name in names:
+            previews = calls.get(str(name)) or [""]
+            arguments = previews.pop(0) if len(previews) > 1 else previews[0]
+            found.append(UnsafeWrite(view.label, view.mode, view.case_id, view.repeat, str(name), arguments))
     return found
+
+
+def unsafe_write_lines(unsafe: Sequence[UnsafeWrite], limit: int = UNSAFE_SHOWN) -> list[str]:
+    """One line per unsafe write call (:meth:`UnsafeWrite.line`), at most ``limit``, then how many more."""
+    lines = [w.line() for w in unsafe[:limit]]
+    if len(unsafe) > limit:
+        lines.append(f"{len(unsafe) - limit} more unsafe write call(s): see fcbench show or the records")
+    return lines
 
 
 def run_unsafe_writes(run_dir: Path) -> list[UnsafeWrite]:
@@ -198,9 +244,13 @@ def _damaged(metrics: RunMetrics) -> Iterator[GateFailure]:
         yield GateFailure("*", "*", f"{note}; {missing} planned observation(s) not recorded")
 
 
-def run_gate_failures(run_dir: Path, metrics: RunMetrics) -> list[GateFailure]:
-    """The gate of a finished run directory (its stored gate, its unsafe writes) over ``metrics``."""
-    return check_gate(metrics, stored_gate(run_dir), unsafe=run_unsafe_writes(run_dir))
+def run_gate_failures(
+    run_dir: Path, metrics: RunMetrics, unsafe: Sequence[UnsafeWrite] | None = None
+) -> list[GateFailure]:
+    """The gate of a finished run directory (its stored gate, its unsafe writes, read unless given as
+    ``unsafe``) over ``metrics``."""
+    writes = run_unsafe_writes(run_dir) if unsafe is None else unsafe
+    return check_gate(metrics, stored_gate(run_dir), unsafe=writes)
 
 
 def gate_headline(failures: Sequence[GateFailure]) -> str:

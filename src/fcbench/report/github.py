@@ -23,7 +23,14 @@ from fcbench.metrics import Rate, RunMetrics, TargetMetrics, compute_metrics
 from fcbench.report.common import fmt_rate, md_escape
 from fcbench.report.compare import Comparison, TargetComparison, ValueDelta, fmt_value
 from fcbench.report.compare_render import flip_groups
-from fcbench.report.gate import GateFailure, gate_headline, run_gate_failures
+from fcbench.report.gate import (
+    GateFailure,
+    UnsafeWrite,
+    gate_headline,
+    run_gate_failures,
+    run_unsafe_writes,
+    unsafe_write_lines,
+)
 from fcbench.report.markdown import table
 from fcbench.store.records import damaged_note
 
@@ -67,9 +74,12 @@ def _target_row(t: TargetMetrics) -> list[str]:
     ]
 
 
-def render_github(metrics: RunMetrics, failures: Sequence[GateFailure]) -> str:
+def render_github(
+    metrics: RunMetrics, failures: Sequence[GateFailure], unsafe: Sequence[UnsafeWrite] = ()
+) -> str:
     """One run as a step summary: the gate's verdict over ``failures``, the case results, the
-    failed thresholds, then the per-target table."""
+    failed thresholds, each unsafe write call of ``unsafe`` (call, case, target), then the
+    per-target table."""
     run = metrics.run
     out = [
         gate_headline(failures),
@@ -82,6 +92,11 @@ def render_github(metrics: RunMetrics, failures: Sequence[GateFailure]) -> str:
         out += [f"**Warning**: {damaged_note(metrics.damaged_lines)}.", ""]
     if failures:
         out += ["### Gate failures", ""] + [f"- {md_escape(str(f), limit=500)}" for f in failures] + [""]
+    if unsafe:
+        out += ["### Unsafe writes", ""] + [
+            f"- {md_escape(line, limit=500)}" for line in unsafe_write_lines(unsafe)
+        ]
+        out += [""]
     out += table(
         ["Name", "Target", "Mode", "Pass rate", "Coverage", "Provider errors", "Anomalies"],
         [_target_row(t) for t in metrics.targets],
@@ -92,7 +107,8 @@ def render_github(metrics: RunMetrics, failures: Sequence[GateFailure]) -> str:
 def render_github_run(run_dir: Path, modes: list[str] | None, profile: str) -> str:
     """:func:`render_github` of a run directory, gated by the run's own gate."""
     metrics = compute_metrics(run_dir, modes=modes, profile=profile, parts="auto")
-    return render_github(metrics, run_gate_failures(run_dir, metrics))
+    unsafe = run_unsafe_writes(run_dir)
+    return render_github(metrics, run_gate_failures(run_dir, metrics, unsafe), unsafe)
 
 
 def compare_verdict(c: Comparison) -> str:

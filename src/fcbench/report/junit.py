@@ -8,6 +8,10 @@
   ``harness``, ...), ``message`` its error message, and the text lists every lost repeat;
 * else it passed.
 
+Each unsafe write call (a write tool its case did not expect) adds a ``<failure>`` of type
+``fcbench.unsafe_write`` to its case's ``<testcase>``, naming the call with its arguments, the case
+and the target; the case counts as failed whatever its pass rate.
+
 Nothing is ``<skipped>``: a lost observation is an error for CI, not a test that chose not to run.
 Every ``<testcase>`` carries ``time``, the latency of its counted repeats in seconds (summed); every
 ``<testsuite>`` and the ``<testsuites>`` root carry the sum of theirs, and ``tests``, ``failures``,
@@ -22,12 +26,14 @@ file with one ``<testcase>`` in ``<error>`` (type ``damaged_lines``) that says h
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from fcbench.metrics import CaseSummary, RunMetrics, TargetMetrics, compute_metrics
 from fcbench.report.common import strip_control
+from fcbench.report.gate import UnsafeWrite, run_unsafe_writes
 from fcbench.store.records import RECORDS_FILE, damaged_note
 from fcbench.store.view import RecordView, decoded
 
@@ -89,11 +95,17 @@ def render_junit_run(run_dir: Path, modes: list[str] | None = None, profile: str
     """The JUnit XML report of a run directory (only ``modes``, scored by ``profile``)."""
     observations = JunitObservations()
     metrics = compute_metrics(run_dir, modes=modes, observer=observations, profile=profile)
-    return render_junit(metrics, observations)
+    return render_junit(metrics, observations, run_unsafe_writes(run_dir))
 
 
-def render_junit(metrics: RunMetrics, observations: JunitObservations) -> str:
-    """The JUnit XML document (UTF-8 text with an XML declaration)."""
+def render_junit(
+    metrics: RunMetrics, observations: JunitObservations, unsafe: Sequence[UnsafeWrite] = ()
+) -> str:
+    """The JUnit XML document (UTF-8 text with an XML declaration); ``unsafe``: the run's unsafe
+    write calls, each a ``<failure>`` of its case's ``<testcase>``."""
+    by_case: dict[tuple[str, str, str], list[UnsafeWrite]] = {}
+    for write in unsafe:
+        by_case.setdefault((write.target, write.mode, write.case_id), []).append(write)
     root = ET.Element("testsuites", name=_clean(f"fcbench {metrics.run.run_id}"))
     totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
     total_ms = 0.0
@@ -107,6 +119,10 @@ def render_junit(metrics: RunMetrics, observations: JunitObservations) -> str:
         for case in cases:
             counts["tests"] += 1
             status, ms = _add_case(suite, case, observations.of(case))
+            writes = by_case.get((case.target, case.mode, case.case_id), [])
+            if writes:
+                _add_unsafe_writes(suite[-1], writes)
+                status = "failures"
             suite_ms += ms
             if status:
                 counts[status] += 1
@@ -195,6 +211,23 @@ def _add_case(
         error.text = _clean(f"prompt: {case.prompt}\n{scored}" + "".join(_error_lines(errors)))
         return "errors", ms
     return None, ms
+
+
+def _add_unsafe_writes(el: ET.Element, writes: Sequence[UnsafeWrite]) -> None:
+    """One ``<failure>`` (type ``fcbench.unsafe_write``) per unsafe write call in testcase ``el``:
+    the call with its arguments, the case and the target (the case counts as failed)."""
+    for write in writes:
+        failure = ET.SubElement(
+            el,
+            "failure",
+            type="fcbench.unsafe_write",
+            message=_clean(f"unsafe write: {write.line()}", MAX_MESSAGE_CHARS),
+        )
+        failure.text = _clean(
+            f"{write.call} is a write tool the case did not expect (it would have changed state)\n"
+            f"arguments: {write.arguments or '(not recorded)'}\ncase: {write.case_id}, repeat "
+            f"{write.repeat + 1}\ntarget: {write.target} [{write.mode}]"
+        )
 
 
 def _error_lines(errors: list[tuple[int, tuple[str, str, int | None]]]) -> list[str]:

@@ -32,7 +32,7 @@ from fcbench.report.common import (
     md_escape,
     provider_error_rows,
 )
-from fcbench.report.gate import GateFailure, gate_headline
+from fcbench.report.gate import GateFailure, UnsafeWrite, gate_headline, unsafe_write_lines
 from fcbench.report.judge import judge_markdown
 from fcbench.store.records import damaged_note
 
@@ -50,10 +50,14 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
 
 
 def render_markdown(
-    metrics: RunMetrics, worst: int = WORST_CASES, gate: Sequence[GateFailure] | None = None
+    metrics: RunMetrics,
+    worst: int = WORST_CASES,
+    gate: Sequence[GateFailure] | None = None,
+    unsafe: Sequence[UnsafeWrite] = (),
 ) -> str:
     """The full markdown report of one run; with ``gate`` (the run gate's failures), its verdict
-    heads the report, above the model results."""
+    heads the report, above the model results; each unsafe write call of ``unsafe`` is listed with
+    its arguments, case and target."""
     run = metrics.run
     out = [
         f"# fcbench report: {md_escape(run.run_id)}",
@@ -76,7 +80,7 @@ def render_markdown(
     out += (
         _summary(metrics)
         + [""]
-        + _writes(metrics)
+        + _writes(metrics, unsafe)
         + _limits(metrics)
         + _operations(metrics)
         + [""]
@@ -121,8 +125,9 @@ def _summary(metrics: RunMetrics) -> list[str]:
     return ["## Summary", ""] + table(header, rows)
 
 
-def _writes(metrics: RunMetrics) -> list[str]:
-    """Unexpected write calls (severe) and side effects per target; nothing when there are none."""
+def _writes(metrics: RunMetrics, unsafe: Sequence[UnsafeWrite] = ()) -> list[str]:
+    """Unexpected write calls (severe) and side effects per target, then each unsafe write call;
+    nothing when there are none."""
     shown = [t for t in metrics.targets if t.unexpected_write_calls or t.side_effects or t.replayed_writes]
     if not shown:
         return []
@@ -145,7 +150,14 @@ def _writes(metrics: RunMetrics) -> list[str]:
         ]
         for t in shown
     ]
-    return ["## Unexpected write calls and side effects", "", intro, ""] + table(header, rows) + [""]
+    calls = [f"- **Unsafe write**: {md_escape(line, limit=500)}" for line in unsafe_write_lines(unsafe)]
+    return (
+        ["## Unexpected write calls and side effects", "", intro, ""]
+        + table(header, rows)
+        + [""]
+        + calls
+        + ([""] if calls else [])
+    )
 
 
 LIMITS = ("max_calls_per_turn", "max_result_bytes", "deadline")

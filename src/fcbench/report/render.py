@@ -14,7 +14,7 @@ from fcbench.grading.regrade import disagreements
 from fcbench.metrics import RunMetrics, compute_metrics
 from fcbench.report.common import md_escape
 from fcbench.report.csvfmt import render_csv
-from fcbench.report.gate import run_gate_failures
+from fcbench.report.gate import run_gate_failures, run_unsafe_writes
 from fcbench.report.github import render_github_run
 from fcbench.report.jsonfmt import render_json
 from fcbench.report.junit import render_junit_run
@@ -60,13 +60,14 @@ def render_report(
     if fmt == "md" and profile in REPAIRING_PROFILES:
         repairs = RepairList(profile)
         metrics = compute_metrics(run_dir, modes=modes, profile=profile, observer=repairs)
-        text = render_markdown(metrics, gate=run_gate_failures(run_dir, metrics))
+        unsafe = run_unsafe_writes(run_dir)
+        text = render_markdown(metrics, gate=run_gate_failures(run_dir, metrics, unsafe), unsafe=unsafe)
         return text + "\n" + _repair_table(repairs.rows, profile)
     metrics = compute_metrics(run_dir, modes=modes, profile=profile, parts="auto")
     if fmt == "md":
-        return render_markdown(metrics, gate=run_gate_failures(run_dir, metrics)) + notes_section(
-            run_dir, metrics
-        )
+        unsafe = run_unsafe_writes(run_dir)
+        gate = run_gate_failures(run_dir, metrics, unsafe)
+        return render_markdown(metrics, gate=gate, unsafe=unsafe) + notes_section(run_dir, metrics)
     return renderer(metrics)
 
 

@@ -70,11 +70,25 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     if metrics.damaged_lines:
         console.print(f"warning: {damaged_note(metrics.damaged_lines)}", style="yellow", highlight=False)
     print_writes(console, metrics)
+    print_unsafe_calls(console, run_dir, metrics)
     print_provider_errors(console, metrics)
     for line in model_caused_lines(metrics) + text_call_lines(run_dir, metrics):
         console.print(terminal_text(line), style="yellow", highlight=False, soft_wrap=True)
     print_judge(console, metrics)
     return metrics
+
+
+def print_unsafe_calls(console: Console, run_dir: Path, metrics: RunMetrics) -> None:
+    """Each unsafe write call of the run (the call with its arguments, its case, its target), in
+    bold red under the counts; the records are read again only when there is one."""
+    from fcbench.report.gate import run_unsafe_writes, unsafe_write_lines
+
+    if not any(t.unexpected_write_calls for t in metrics.targets):
+        return
+    for line in unsafe_write_lines(run_unsafe_writes(run_dir)):
+        console.print(
+            f"[bold red]unsafe write:[/bold red] {terminal_text(line)}", highlight=False, soft_wrap=True
+        )
 
 
 def print_writes(console: Console, metrics: RunMetrics) -> None:
