@@ -1,4 +1,7 @@
-"""``report`` and ``compare`` re-score a run with another profile (BFCL's leniency, side by side)."""
+"""``report`` and ``compare`` re-score a run with another profile (BFCL's leniency, side by side).
+
+The import and the run are real subprocesses; the reports and the comparison go through the entry
+point in-process."""
 
 from __future__ import annotations
 
@@ -6,6 +9,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+from cli_inprocess import fcbench_in_process
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bfcl"
 CLI = [sys.executable, "-m", "fcbench"]
@@ -40,7 +45,9 @@ def test_bfcl_profile_forgives_what_strict_does_not(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     run_dir = next((tmp_path / "runs").iterdir())
 
-    both = _cli("report", str(run_dir), "--profile", "strict,bfcl", "--format", "json", cwd=tmp_path)
+    both = fcbench_in_process(
+        "report", str(run_dir), "--profile", "strict,bfcl", "--format", "json", cwd=tmp_path
+    )
     assert both.returncode == 0, both.stderr
     data = json.loads(both.stdout)
     strict = data["profiles"]["strict"]["targets"][0]["pass_rate"]
@@ -51,13 +58,15 @@ def test_bfcl_profile_forgives_what_strict_does_not(tmp_path: Path) -> None:
     assert forgiven and forgiven <= {"simple_python_193", "simple_python_369"}
     assert all(row["passed"] == {"strict": False, "bfcl": True} for row in data["disagreements"])
 
-    markdown = _cli("report", str(run_dir), "--profile", "strict,bfcl", cwd=tmp_path)
+    markdown = fcbench_in_process("report", str(run_dir), "--profile", "strict,bfcl", cwd=tmp_path)
     assert "# Scoring profile: bfcl" in markdown.stdout and "disagree" in markdown.stdout
 
-    gate = _cli("compare", str(run_dir), str(run_dir), "--profile", "bfcl", cwd=tmp_path)
+    gate = fcbench_in_process("compare", str(run_dir), str(run_dir), "--profile", "bfcl", cwd=tmp_path)
     assert gate.returncode == 0, gate.stdout + gate.stderr
 
-    bad = _cli("report", str(run_dir), "--profile", "strict,bfcl", "--format", "junit", cwd=tmp_path)
+    bad = fcbench_in_process(
+        "report", str(run_dir), "--profile", "strict,bfcl", "--format", "junit", cwd=tmp_path
+    )
     assert bad.returncode == 2 and "--profile" in bad.stderr
-    unknown = _cli("report", str(run_dir), "--profile", "lenient", cwd=tmp_path)
+    unknown = fcbench_in_process("report", str(run_dir), "--profile", "lenient", cwd=tmp_path)
     assert unknown.returncode == 2 and "lenient" in unknown.stderr and "Traceback" not in unknown.stderr

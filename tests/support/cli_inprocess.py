@@ -9,9 +9,11 @@ the interpreter's own exit) keep using real subprocesses (``cli_run.fcbench``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -21,13 +23,15 @@ KEPT_VARIABLES = ("COLUMNS",)
 """Variables the entry point may set for itself; restored after each call."""
 
 
-def fcbench_in_process(*args: str) -> subprocess.CompletedProcess[str]:
-    """``fcbench ARGS`` run in-process: exit code, stdout and stderr as text; never raises on exit code.
+def fcbench_in_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``fcbench ARGS`` run in-process (in ``cwd`` when given): exit code, stdout and stderr as text;
+    never raises on exit code.
 
     Any ``*_API_KEY`` variable is hidden for the call, as for the subprocess helper."""
     hidden = {name: None for name in os.environ if name.endswith("_API_KEY")}
     kept = {name: os.environ.get(name) for name in KEPT_VARIABLES}
-    with CliRunner().isolation(env={**hidden, **kept}) as (stdout, stderr, _):
+    folder = contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext()
+    with folder, CliRunner().isolation(env={**hidden, **kept}) as (stdout, stderr, _):
         try:
             main(list(args))
             code = 0
