@@ -24,10 +24,19 @@ def _names(module: str, registry: str, sep: str) -> Callable[[], str]:
     return names
 
 
+def _counted(names: Callable[[], str], noun: str) -> Callable[[], str]:
+    def counted() -> str:
+        listed = names()
+        return f"{listed.count(', ') + 1 if listed else 0} {noun}: {listed}"
+
+    return counted
+
+
 HELP_FIELDS: Mapping[str, Callable[[], str]] = MappingProxyType(
     {
         "modes": _names("fcbench.contract", "MODES", " | "),
         "report_formats": _names("fcbench.report.render", "FORMATS", ", "),
+        "mock_dialects": _counted(_names("fcbench.mock.dialect", "DIALECTS", ", "), "dialects"),
     }
 )
 """Field name (written ``{name}`` in a help text) -> the text it stands for, read from its registry."""
@@ -51,11 +60,12 @@ def fill_help(params: Iterable[Any]) -> None:
 
 
 class RegistryHelpCommand(TyperCommand):
-    """A command whose options' help fields (:data:`HELP_FIELDS`) are filled in when help is shown."""
+    """A command whose help and options' help fields (:data:`HELP_FIELDS`) are filled in when its
+    help is shown (give it a ``short_help`` without fields for its line in its group's list)."""
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         """Fill the fields in, then format the help as typer does."""
-        fill_help(self.params)
+        fill_help([self, *self.params])
         super().format_help(ctx, formatter)
 
 

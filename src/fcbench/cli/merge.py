@@ -13,7 +13,7 @@ def merge_command(
     runs: Annotated[list[Path], typer.Argument(help="Shard run directories (all of 1..N).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the merged run.")],
 ) -> None:
-    """Merge the shards of one run (``fcbench run --shard I/N``) into one run that reports like it.
+    """Merge the shards of one run (fcbench run --shard I/N) into one run that reports like it.
 
     Example: fcbench merge shards/1 shards/2 shards/3 -o runs/merged
     """

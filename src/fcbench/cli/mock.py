@@ -1,9 +1,9 @@
 """``fcbench mock serve``: run the mock provider in the foreground until interrupted.
 
-At startup one line per dialect gives its base URL (``DIALECT URL``), for example::
+At startup one line per dialect of the mock's registry gives its base URL (``DIALECT URL``), for
+example::
 
     openai-chat          http://127.0.0.1:8765/v1
-    openai-responses     http://127.0.0.1:8765/v1
     anthropic-messages   http://127.0.0.1:8765
     gemini               http://127.0.0.1:8765/v1beta
 
@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 
+from fcbench.cli.helptext import RegistryHelpCommand
 from fcbench.errors import ConfigError
 
 DEFAULT_PORT = 8765
@@ -41,7 +42,7 @@ def serve_command(
         ),
     ] = 1,
 ) -> None:
-    """Serve the mock provider (all four dialects) until interrupted.
+    """Serve the mock provider ({mock_dialects}) until interrupted.
 
     Examples: fcbench mock serve --port 8765; fcbench mock serve --workers 2 --latency-ms 200
     """
@@ -72,5 +73,6 @@ def serve_command(
 def register(app: typer.Typer) -> None:
     """Add the ``mock`` command group (``fcbench mock serve``) to the app."""
     group = typer.Typer(name="mock", help="The built-in mock provider.", no_args_is_help=True)
-    group.command("serve")(serve_command)
+    short = "Serve the mock provider, in every dialect, until interrupted."
+    group.command("serve", cls=RegistryHelpCommand, short_help=short)(serve_command)
     app.add_typer(group, name="mock")
