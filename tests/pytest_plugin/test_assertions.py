@@ -3,7 +3,9 @@ dialect's own adapter, pass or fail the way a case's verdict would."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -12,35 +14,21 @@ import pytest
 
 from fcbench.pytest_plugin import assert_asked_for, assert_called, assert_no_call, outcome_of
 
-SHIPPING = {
-    "type": "function",
-    "function": {
-        "name": "get_shipping_quote",
-        "description": "Quote shipping for a parcel.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "country_code": {"type": "string"},
-                "postal_code": {"type": "string", "description": "Destination postal code"},
-                "weight_grams": {"type": "integer"},
-            },
-            "required": ["country_code", "postal_code", "weight_grams"],
-        },
-    },
-}
-ORDERS = {
-    "type": "function",
-    "function": {
-        "name": "lookup_order",
-        "description": "Look up an order by its id.",
-        "parameters": {
-            "type": "object",
-            "properties": {"order_id": {"type": "string", "description": "Order id, e.g. ORD-104821"}},
-            "required": ["order_id"],
-        },
-    },
-}
-TOOLS = [SHIPPING, ORDERS]
+EXAMPLE_AGENT = Path(__file__).resolve().parents[2] / "examples" / "pytest-agent" / "agent.py"
+
+
+def example_tools() -> list[dict[str, Any]]:
+    """The tools of the documented example agent (``examples/pytest-agent/agent.py``)."""
+    spec = importlib.util.spec_from_file_location("example_agent", EXAMPLE_AGENT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tools: list[dict[str, Any]] = module.TOOLS
+    return tools
+
+
+TOOLS = example_tools()
+ORDERS = next(tool for tool in TOOLS if tool["function"]["name"] == "lookup_order")
 
 
 def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
