@@ -3,32 +3,28 @@
 The 500 below is llama.cpp's server's answer, recorded on this project's machine, when the model did
 not write the call format its chat template asked for (a template asking for bare JSON): same status,
 headers and body over ``/v1/chat/completions`` and ``/v1/messages``. It is served over real HTTP on
-127.0.0.1 and observed through the runner's path (adapter, transport, grader) in each of the three
-dialects that server speaks; it must be coverage loss (``not_scored``), never a model verdict, and
-never an infrastructure code. Server errors that say nothing about the model's output, and 4xx
-"failed to parse" answers about the request, keep their codes.
+127.0.0.1 to a real ``fcbench run`` over each of the three dialects that server speaks; it must be
+coverage loss (``not_scored``), never a model verdict and never an infrastructure code, and the run's
+summary and the markdown report count it apart, per target. Server errors that say nothing about
+the model's output, and 4xx "failed to parse" answers about the request, keep their codes.
 """
 
 from __future__ import annotations
 
-import asyncio
 import http.server
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from robust_run import records
 
 from fcbench import adapters
-from fcbench.contract import MODEL_CAUSED_ERRORS, ProviderErrorOutcome
-from fcbench.endpoints import Endpoint
-from fcbench.pricing import PriceTable
-from fcbench.run.observe import ObservationContext, observe_single_turn
-from fcbench.run.plan import Planned, Target
-from fcbench.schema.validate import ValidatorCache
-from fcbench.store.records import Record
-from fcbench.suite.loader import load_suite
-from fcbench.transport import RetryPolicy, Transport
+from fcbench.contract import MODEL_CAUSED_ERRORS
+from fcbench.report.common import md_escape
 
 LLAMACPP_500_BODY = (
     b'{"error":{"code":500,"message":"The model produced output that does not match the expected '
@@ -76,52 +72,59 @@ def server_url() -> Iterator[str]:
         server.server_close()
 
 
-def observe(url: str, dialect: str) -> Record:
-    suite = load_suite("core")
+@pytest.fixture(scope="module")
+def run(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """``fcbench run`` (a real subprocess) of one case over each dialect, against the recorded 500:
+    the run folder and the run's terminal summary."""
+    tmp = tmp_path_factory.mktemp("model-errors")
+    config = tmp / "config.json"
+    config.write_text(json.dumps({
+        "endpoints": {
+            f"recorded-{dialect}": {"dialect": dialect, "base_url": server_url + BASE_PATHS[dialect],
+                                    "key_required": False, "local": True}
+            for dialect in LOCAL_DIALECTS
+        },
+        "targets": [f"recorded-{dialect}:qwen" for dialect in LOCAL_DIALECTS],
+        "modes": ["selection"], "repeats": 1,
+    }))  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "fcbench", "run", "--config", str(config), "--case", "types-01",
+         "--out", str(tmp), "--min-coverage", "0", "--no-progress"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1 and "nothing was scored" in done.stdout, done.stdout + done.stderr  # the gate
+    [run_dir] = [p for p in tmp.iterdir() if p.is_dir()]
+    return run_dir, " ".join(done.stdout.split())
 
-    async def go() -> Record:
-        transport = Transport(timeout_s=10.0, retry=RetryPolicy(max_retries=0))
-        ctx = ObservationContext(
-            run_id="model-errors",
-            suite=suite,
-            transport=transport,
-            prices=PriceTable({}),
-            validators=ValidatorCache(),
-            api_keys={},
-            temperature=0.0,
-            max_tokens=64,
-            seed=7,
-            headers=lambda planned, turn: {},
+
+def test_the_recorded_llamacpp_500_is_model_output_invalid_in_every_dialect(run: tuple[Path, str]) -> None:
+    run_dir, _ = run
+    rows = records(run_dir)
+    assert sorted(r["target"]["dialect"] for r in rows) == sorted(LOCAL_DIALECTS)
+    assert Recorded500.requests == len(LOCAL_DIALECTS), (
+        "one request each: a model-caused error is not retried"
+    )
+    for row in rows:
+        outcome = row["outcome"]
+        assert outcome["kind"] == "provider_error" and outcome["code"] == "model_output_invalid", outcome
+        assert (
+            outcome["status"] == 500 and "does not match the expected peg-native format" in outcome["message"]
         )
-        endpoint = Endpoint(
-            name=f"recorded-{dialect}",
-            dialect=dialect,
-            base_url=url + BASE_PATHS[dialect],
-            key_required=False,
-        )
-        planned = Planned(
-            seq=0, target=Target(endpoint, "qwen"), case=suite.case("types-01"), repeat=0, mode="selection"
-        )
-        try:
-            return (await observe_single_turn(ctx, planned))()
-        finally:
-            await transport.aclose()
-
-    return asyncio.run(go())
-
-
-@pytest.mark.parametrize("dialect", LOCAL_DIALECTS)
-def test_the_recorded_llamacpp_500_is_model_output_invalid_in_every_dialect(
-    server_url: str, dialect: str
-) -> None:
-    before = Recorded500.requests
-    record = observe(server_url, dialect)
-    assert Recorded500.requests == before + 1
-    assert isinstance(record.outcome, ProviderErrorOutcome)
-    assert record.outcome.code == "model_output_invalid" and record.outcome.status == 500
-    assert "does not match the expected peg-native format" in record.outcome.message
-    assert record.verdict is not None and record.verdict.decision == "not_scored"
+        assert row["verdict"]["decision"] == "not_scored"
     assert "model_output_invalid" in MODEL_CAUSED_ERRORS
+
+
+def test_the_summary_and_the_report_count_it_apart_per_target(run: tuple[Path, str]) -> None:
+    run_dir, summary = run
+    report = subprocess.run(
+        [sys.executable, "-m", "fcbench", "report", str(run_dir)], capture_output=True, text=True, check=True
+    ).stdout
+    notes = report.split("## Notes on the targets", 1)[1]
+    for dialect in LOCAL_DIALECTS:
+        line = f"model-caused provider errors recorded-{dialect}:qwen [selection]: model_output_invalid x1"
+        assert line in summary, summary
+        assert md_escape(line) in notes
+    assert notes.count("0 other provider errors") == len(LOCAL_DIALECTS)
 
 
 @pytest.mark.parametrize("dialect", [*LOCAL_DIALECTS, "gemini"])
