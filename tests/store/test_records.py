@@ -40,7 +40,7 @@ def v1_run(tmp_path: Path) -> Path:
 
 
 def test_the_record_version_was_bumped() -> None:
-    assert RECORD_VERSION == "2"
+    assert RECORD_VERSION == "3"
     assert read_manifest(V1).record_version == "1"
 
 

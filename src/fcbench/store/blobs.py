@@ -203,6 +203,16 @@ class BlobStore(DurableAppender):
             self._known.add(blob_id)
         return {BLOB_KEY: blob_id}
 
+    def store_text(self, text: str) -> str:
+        """Store a text as a blob (once per run); its id. UnicodeEncodeError when it is not UTF-8
+        (a lone surrogate)."""
+        line = _dumps(text)
+        blob_id = hashlib.sha256(line.encode("utf-8")).hexdigest()[:20]
+        if blob_id not in self._known:
+            self._pending.append(_dumps({"id": blob_id, "value": text}) + "\n")
+            self._known.add(blob_id)
+        return blob_id
+
     def compact_raw(self, raw: dict[str, Any]) -> dict[str, Any]:
         """A record's ``raw`` with its request, response and attempts compacted separately."""
         return {key: self.compact(value) for key, value in raw.items()}

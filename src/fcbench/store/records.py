@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -31,12 +31,15 @@ from fcbench.errors import RunStateError
 from fcbench.files import open_run_file, read_run_bytes, write_replacing
 from fcbench.grading.judge import JudgeRating
 from fcbench.grading.verdict import Verdict
-from fcbench.store.blobs import BLOBS_FILE, BlobStore, DurableAppender
+from fcbench.store.blobs import BLOBS_FILE, BlobStore, DurableAppender, load_blobs
+from fcbench.store.elide import elide_large_values, needs_eliding, restore_elided
 from fcbench.suite.imports import ToolImport
 
-RECORD_VERSION = "2"
-"""Version of the record format. 2: typed outcome, anomalies, usage and verdict (with the recovery
-verdict as a typed part of it), and one anomaly code per deviation. Runs of version 1 still read."""
+RECORD_VERSION = "3"
+"""Version of the record format. 3: a large argument is stored once (the raw text and a mismatch's
+actual value left out, listed in ``elided``: :mod:`fcbench.store.elide`). 2: typed outcome,
+anomalies, usage and verdict (with the recovery verdict as a typed part of it), and one anomaly
+code per deviation. Runs of versions 1 and 2 still read."""
 RECORDS_FILE = "records.jsonl"
 MANIFEST_FILE = "manifest.json"
 
@@ -119,6 +122,23 @@ class RecordedTurn(BaseModel):
     (``previous_response_id``); null when the turn sent the whole conversation."""
 
 
+class Elided(BaseModel):
+    """A value a record left out because it holds it once already (:mod:`fcbench.store.elide`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    at: str
+    """JSON pointer (RFC 6901) into the record of the value left out: a call's ``raw_arguments``
+    (null in its place) or a mismatch's ``actual`` (a preview in its place)."""
+    how: Literal["arguments", "blob", "copy"]
+    """``arguments``: the compact JSON text of the arguments at ``source``; ``blob``: the text of
+    blob ``source`` in ``blobs.jsonl.gz``; ``copy``: the value at ``source``."""
+    source: str
+    """A JSON pointer into the record, or a blob id (``blob``)."""
+    bytes: int
+    """Size of the value left out (UTF-8 bytes of its text)."""
+
+
 class Record(BaseModel):
     """One observation: target x case x repeat x mode, with everything needed to re-grade it."""
 
@@ -171,6 +191,9 @@ class Record(BaseModel):
     multi-turn modes); bodies may be references into ``blobs.jsonl.gz``."""
     error: str | None = None
     """Harness error text, when the harness itself failed."""
+    elided: list[Elided] = Field(default_factory=list, exclude_if=lambda elided: not elided)
+    """Large values held once and left out of their other places (format 3; left out when none):
+    readers put them back (:func:`restored_record`)."""
     judge: JudgeRating | None = Field(default=None, exclude_if=lambda rating: rating is None)
     """The optional judge's rating of a text reply, beside the verdict and never changing it
     (``fcbench run --judge``; :mod:`fcbench.grading.judge`); left out when no judge was asked."""
@@ -182,6 +205,39 @@ class Record(BaseModel):
     def key(self) -> ObservationKey:
         """Identity of the observation in the plan: (target label, case id, repeat, mode)."""
         return observation_key(self.target.label, self.case_id, self.repeat, self.mode)
+
+    def raw_argument_texts(self) -> Iterator[str | None]:
+        """The raw argument text of every call of the outcome and the turns."""
+        for outcome in [self.outcome, *(turn.outcome for turn in self.turns)]:
+            for call in getattr(outcome, "calls", None) or []:
+                yield call.raw_arguments
+
+
+def record_line(record: Record, store_text: Any) -> str:
+    """The JSON line of ``record`` (without its newline), its large values held once
+    (:func:`fcbench.store.elide.elide_large_values`; ``store_text`` puts a raw text in the blobs)."""
+    text = record.model_dump_json()
+    if record.elided or not needs_eliding(record.raw_argument_texts()):
+        return text
+    data = json.loads(text)
+    elided = elide_large_values(data, store_text)
+    if not elided:
+        return text
+    data["elided"] = elided
+    return Record.model_validate(data).model_dump_json()
+
+
+def restored_record(data: dict[str, Any], blobs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A record dict with its left-out values put back, in place (``blobs``: the run's blobs, for raw
+    texts stored there; without them those stay listed in ``elided``)."""
+    elided = data.get("elided")
+    if isinstance(elided, list) and elided:
+        left = restore_elided(data, elided, blobs)
+        if left:
+            data["elided"] = left
+        else:
+            del data["elided"]
+    return data
 
 
 class PinnedTarget(BaseModel):
@@ -359,7 +415,7 @@ class RecordWriter(DurableAppender):
             record = record.model_copy(update={"raw": self._blobs.compact_raw(record.raw)})
         if not self._pending:
             self._oldest = time.monotonic()
-        self._pending.append(record.model_dump_json() + "\n")
+        self._pending.append(record_line(record, self._blobs.store_text) + "\n")
         if len(self._pending) >= self._batch or time.monotonic() - self._oldest >= self._max_wait_s:
             self.sync()
 
@@ -502,9 +558,18 @@ def iter_record_dicts(path: Path, damaged: DamagedLines | None = None) -> Iterat
 
 
 def iter_records(path: Path) -> Iterator[Record]:
-    """Yield each complete record as a :class:`Record`."""
+    """Yield each complete record as a :class:`Record`, its left-out values put back (raw texts
+    from the run's blobs, read once when a record needs them)."""
+    blobs: dict[str, Any] | None = None
     for data in iter_record_dicts(path):
-        yield Record.model_validate(data)
+        if blobs is None and _needs_blobs(data):
+            blobs = load_blobs(path.parent)
+        yield Record.model_validate(restored_record(data, blobs))
+
+
+def _needs_blobs(data: Any) -> bool:
+    elided = data.get("elided") if isinstance(data, dict) else None
+    return isinstance(elided, list) and any(isinstance(e, dict) and e.get("how") == "blob" for e in elided)
 
 
 def run_record_dicts(run_dir: Path) -> Iterator[dict[str, Any]]:

@@ -31,6 +31,7 @@ from fcbench.endpoints import label_of
 from fcbench.errors import RunStateError
 from fcbench.files import open_run_file
 from fcbench.grading.regrade import Observation, Regrader, regrader
+from fcbench.store.elide import restore_elided
 from fcbench.store.records import (
     RECORDS_FILE,
     DamagedLines,
@@ -199,6 +200,8 @@ class RecordView(msgspec.Struct, gc=False):
     """The suite's dataset version."""
     continuation: Any = None
     """Multi-turn modes: ``stateless`` or ``stateful``."""
+    elided: msgspec.Raw = NULL
+    """Large values left out of the line (record format 3): :meth:`restored` puts them back."""
     judge: msgspec.Raw = NULL
     """The optional judge's rating (:meth:`judge_data`)."""
     cached: Any = None
@@ -273,6 +276,32 @@ class RecordView(msgspec.Struct, gc=False):
             data["usage"] = msgspec.structs.asdict(self.usage)
         return Record.model_validate({key: value for key, value in data.items() if value is not None})
 
+    def restored(self) -> RecordView:
+        """This view with the values its line left out put back (:mod:`fcbench.store.elide`): the
+        raw argument texts rebuilt from the arguments and the mismatches' actual values (raw texts
+        kept in the blobs stay listed in :attr:`elided`)."""
+        if self.elided is NULL:  # the decoder's default: the line left nothing out
+            return self
+        elided = decoded(self.elided)
+        if not isinstance(elided, list) or not elided:
+            return self
+        parts: dict[str, Any] = {"outcome": self.outcome.data(), "verdict": decoded(self.verdict)}
+        if self.turns != NULL:
+            parts["turns"] = decoded(self.turns)
+        left = restore_elided(parts, elided)
+        outcome = self.outcome
+        calls = parts["outcome"].get("calls")
+        if isinstance(calls, list) and isinstance(outcome.calls, list):
+            views = [CallView(*(_text(c.get(f)) for f in CallView.__struct_fields__)) for c in calls]
+            outcome = msgspec.structs.replace(outcome, calls=views)
+        return msgspec.structs.replace(
+            self,
+            outcome=outcome,
+            verdict=_text(parts["verdict"]),
+            turns=_text(parts["turns"]) if "turns" in parts else self.turns,
+            elided=_text(left) if left else NULL,
+        )
+
     def with_verdict(self, text: bytes) -> RecordView:
         """This view with another verdict (a re-graded one), given as its JSON text."""
         return msgspec.structs.replace(self, verdict=msgspec.Raw(text))
@@ -325,7 +354,7 @@ def view_of(rec: dict[str, Any]) -> RecordView:
         ),
         usage=UsageView(*(_tokens(usage.get(name)) for name in UsageView.__struct_fields__)),
         **_parts(rec),
-    )
+    ).restored()
 
 
 def _parts(rec: dict[str, Any]) -> dict[str, Any]:
@@ -338,7 +367,7 @@ _SCALARS = ("latency_ms", "cost_usd", "error", "run_id", "seq", "attempts")
 """The fields of a view decoded as they are."""
 _KEPT = ("case_id", "repeat", "mode", "started_at", "dataset_version", "continuation")
 """The identity and the other fields of a view decoded as they are, but :func:`view_of` keeps."""
-_TEXTS = ("case", "anomalies", "verdict", "turns", "raw", "schema_changes", "notes", "judge")
+_TEXTS = ("case", "anomalies", "verdict", "turns", "raw", "schema_changes", "notes", "judge", "elided")
 """The fields of a view kept as JSON text."""
 
 
@@ -397,7 +426,7 @@ def read_view(line: bytes, readable: bool = True) -> RecordView | None:
     be UTF-8 (else it is checked)."""
     if readable or readable_line(line):
         try:
-            return DECODER.decode(line)
+            return DECODER.decode(line).restored()
         except DECODE_ERRORS:
             pass
     try:

@@ -22,7 +22,15 @@ from fcbench.errors import RunStateError
 from fcbench.metrics.aggregate import RunAccumulator, Undecodable
 from fcbench.metrics.partial import Unsplittable
 from fcbench.store.records import RECORDS_FILE, DamagedLines, Record, is_record
-from fcbench.store.view import DECODE_ERRORS, DECODER, RecordView, complete_lines, readable_line, view_of
+from fcbench.store.view import (
+    DECODE_ERRORS,
+    DECODER,
+    NULL,
+    RecordView,
+    complete_lines,
+    readable_line,
+    view_of,
+)
 
 Regrade = Callable[[RecordView], RecordView]
 """A record's view with its verdict re-graded (:func:`fcbench.store.view.regraded` of one view)."""
@@ -105,6 +113,8 @@ def fold_lines(
             if readable or readable_line(line):
                 try:
                     view = decode(line)
+                    if view.elided is not NULL:
+                        view = view.restored()
                 except DECODE_ERRORS:  # json.loads decides, below
                     view = None
             if view is not None and (wanted is None or view.mode in wanted):
