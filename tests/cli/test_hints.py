@@ -47,3 +47,32 @@ def test_the_program_name_of_each_way_in() -> None:
     assert program_name(["my tools/bin/fcbench"], []) == "'my tools/bin/fcbench'"
     assert program_name(["pytest"], []) == "fcbench"
     assert command_line("view", "runs/a b").endswith(" view 'runs/a b'")
+
+
+def test_a_finished_run_says_how_to_see_it_as_fcbench_was_invoked(tmp_path: Path) -> None:
+    typed = os.path.relpath(SCRIPT, tmp_path)
+    env = keyless_env({"PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [typed, "run", "-t", "sim:sim-careful", "--repeats", "1", "--case", "select-lookup-01"]
+        + ["--out", "runs"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    run_dir = next((tmp_path / "runs").iterdir()).relative_to(tmp_path)
+    lines = [" ".join(line.split()) for line in done.stdout.splitlines()]
+    assert f"next: {typed} report {run_dir} --format html --output {run_dir / 'report.html'}" in lines
+    assert f"{typed} view {run_dir}" in lines
+    shown = subprocess.run(
+        [typed, "report", str(run_dir), "--format", "html", "--output", str(run_dir / "report.html")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert (tmp_path / run_dir / "report.html").read_text(encoding="utf-8").startswith("<!")

@@ -76,7 +76,7 @@ def check_signal_stops_the_run(
     assert f"interrupted by {name}: every finished observation is kept" in err
     stopped = re.search(r"stopped: (\d+) of (\d+) recorded", err)
     assert stopped is not None, err
-    assert f"resume with: fcbench run --resume runs/{records.parent.name}" in err
+    assert "resume with: " in err and f"fcbench run --resume runs/{records.parent.name}" in err
     assert "Traceback" not in err, err
     kept = [json.loads(line) for line in records.read_text().splitlines()]
     assert int(stopped.group(1)) == len(kept) and int(stopped.group(2)) == default_run_size()

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from fcbench.cli.helptext import RegistryHelpCommand
+from fcbench.cli.output import command_line
 from fcbench.errors import ConfigError, FcbenchError
 
 if TYPE_CHECKING:
@@ -229,7 +230,7 @@ def run_command(
                 terminal_text(
                     f"stopped: {recorded_count(spec.run_dir)} of {spec_planned(spec)} recorded "
                     f"(interrupted by {interruption.signal_name}: every finished observation is kept); "
-                    f"resume with: fcbench run --resume {spec.run_dir}"
+                    f"resume with: {command_line('run', '--resume', str(spec.run_dir))}"
                 )
             )
             raise typer.Exit(interruption.exit_code) from None
@@ -252,17 +253,31 @@ def summarise_and_gate(result: RunResult, cfg: RunConfig) -> None:
     pending = result.manifest.filters.get("pending_not_scored")
     if isinstance(pending, int) and pending:
         out_console.print(
-            f"pending, not scored: {pending} (cases not confirmed by a person; --include-pending scores them)",
+            f"pending, not scored: {pending} "
+            "(cases not confirmed by a person; --include-pending scores them)",
             highlight=False,
         )
     failures = check_gate(metrics, cfg.gate, result.stopped, run_unsafe_writes(result.run_dir))
     for failure in failures:
         out_console.print(terminal_text(f"gate failed: {failure}"))
-    if failures:
+    if failures and result.stopped:
         out_console.print(
-            f"resume with: fcbench run --resume {result.run_dir}" if result.stopped else "", highlight=False
+            terminal_text(f"resume with: {command_line('run', '--resume', str(result.run_dir))}"),
+            highlight=False,
         )
+    for line in next_steps(result.run_dir):
+        out_console.print(terminal_text(line), highlight=False, soft_wrap=True)
+    if failures:
         raise typer.Exit(1)
+
+
+def next_steps(run_dir: Path) -> list[str]:
+    """What to do with a finished run: its HTML report and the viewer, spelt as fcbench was invoked."""
+    html = run_dir / "report.html"
+    return [
+        f"next: {command_line('report', str(run_dir), '--format', 'html', '--output', str(html))}",
+        f"      {command_line('view', str(run_dir))}",
+    ]
 
 
 def recorded_count(run_dir: Path) -> int:
