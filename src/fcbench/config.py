@@ -242,6 +242,8 @@ class RunConfig(BaseModel):
     """Model id -> price per million tokens; overrides the built-in table."""
     exclude_tags: list[str] = Field(default_factory=list)
     """Leave out cases carrying any of these tags."""
+    exclude_cases: list[str] = Field(default_factory=list, exclude_if=lambda ids: not ids)
+    """Leave out the cases with these ids or matching these shell-style globs (``select-*``)."""
     sample: int | None = Field(default=None, ge=1)
     """Run a sample of this many cases in total, in proportion per category, drawn only from the cases
     the run's ``modes`` observe (the same for the same ``seed``)."""
@@ -452,6 +454,8 @@ class CommandLine(_Flags):
     """``--seed``."""
     exclude_tags: list[str] | None = None
     """``--exclude-tag`` (repeatable)."""
+    exclude_cases: list[str] | None = None
+    """``--exclude-case`` (repeatable)."""
     sample: int | None = None
     """``--sample``."""
     judge: str | None = None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from cli_run import fcbench
 
@@ -45,3 +48,34 @@ def test_the_command_line_takes_a_quoted_glob() -> None:
     assert done.returncode == 0, done.stderr
     selected = sum(1 for case in load_suite("core").cases if case.id.startswith("select-"))
     assert f"plan: {selected} observations of {selected} cases" in done.stdout
+
+
+def test_exclude_case_leaves_out_ids_and_globs_and_names_an_unknown_one(cases: list) -> None:
+    kept = ids(select_cases(cases, [], [], ["select-*"], exclude_ids=["select-lookup-*", "select-quote-01"]))
+    assert kept == [
+        case.id
+        for case in cases
+        if case.id.startswith("select-")
+        and not case.id.startswith("select-lookup-")
+        and case.id != "select-quote-01"
+    ]
+    assert kept
+    with pytest.raises(ConfigError, match=r"no such case: select-quote-1 \(did you mean") as raised:
+        select_cases(cases, [], [], [], exclude_ids=["select-quote-1"])
+    assert raised.value.key == "--exclude-case"
+
+
+def test_the_command_line_excludes_cases_and_pins_them(tmp_path: Path) -> None:
+    done = fcbench(
+        "run", "--case", "select-*", "--exclude-case", "select-lookup-*", "-t", "sim:sim-careful",
+        "--repeats", "1", "--out", "runs", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    selected = sum(
+        1 for case in load_suite("core").cases
+        if case.id.startswith("select-") and not case.id.startswith("select-lookup-")
+    )  # fmt: skip
+    run_dir = next((tmp_path / "runs").iterdir())
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["filters"]["exclude_cases"] == ["select-lookup-*"]
+    assert manifest["planned"] == selected

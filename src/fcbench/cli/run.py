@@ -86,6 +86,12 @@ def run_command(
     exclude_tag: Annotated[
         list[str] | None, typer.Option(help="Leave out cases with this tag (repeatable).")
     ] = None,
+    exclude_case: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Leave out this case id or the ids matching this glob, e.g. 'select-*' (repeatable)."
+        ),
+    ] = None,
     sample: Annotated[
         int | None,
         typer.Option(
@@ -175,6 +181,7 @@ def run_command(
         modes=mode,
         seed=seed,
         exclude_tags=exclude_tag,
+        exclude_cases=exclude_case,
         sample=sample,
         judge=judge,
         include_pending=include_pending or None,

@@ -286,6 +286,7 @@ def _plan(spec: RunSpec) -> list[Planned]:
         config.tags,
         config.cases,
         exclude_tags=config.exclude_tags,
+        exclude_ids=config.exclude_cases,
         sample=config.sample,
         seed=config.seed,
         modes=config.modes,
@@ -303,7 +304,12 @@ def pending_not_scored(spec: RunSpec) -> int:
     if config.include_pending or spec.requests:
         return 0
     selected = select_cases(
-        spec.suite.cases, config.categories, config.tags, config.cases, exclude_tags=config.exclude_tags
+        spec.suite.cases,
+        config.categories,
+        config.tags,
+        config.cases,
+        exclude_tags=config.exclude_tags,
+        exclude_ids=config.exclude_cases,
     )
     return sum(1 for case in selected if case.pending)
 
@@ -349,6 +355,7 @@ def _manifest(
             "tags": config.tags,
             "cases": config.cases,
             "exclude_tags": config.exclude_tags,
+            **({"exclude_cases": config.exclude_cases} if config.exclude_cases else {}),
             "sample": config.sample,
             "include_pending": config.include_pending,
             "pending_not_scored": pending_not_scored(spec),

@@ -111,6 +111,7 @@ def select_cases(
     ids: Iterable[str],
     *,
     exclude_tags: Iterable[str] = (),
+    exclude_ids: Iterable[str] = (),
     sample: int | None = None,
     seed: int = 0,
     modes: Sequence[str] | None = None,
@@ -118,12 +119,14 @@ def select_cases(
 ) -> list[Case]:
     """Cases matching every given filter (a filter left empty matches everything; ``ids`` may be
     globs, :func:`matching_ids`), minus those
-    with an excluded tag and (unless ``include_pending``) the pending ones, then (with ``sample``) a
+    with an excluded tag or an id ``exclude_ids`` names (ids or globs too) and (unless
+    ``include_pending``) the pending ones, then (with ``sample``) a
     stratified sample of ``sample`` cases in total (:func:`stratified_sample`), drawn only from the
     cases one of ``modes`` observes (all, when ``modes`` is None), so a sample for ``selection``
     holds no recovery scenario and vice versa."""
     cats, tag_set, excluded = set(categories), set(tags), set(exclude_tags)
     id_set = matching_ids(cases, ids, "--case")
+    excluded_ids = matching_ids(cases, exclude_ids, "--exclude-case")
     chosen = [
         c
         for c in cases
@@ -131,9 +134,12 @@ def select_cases(
         and (not tag_set or tag_set & set(c.tags))
         and (not id_set or c.id in id_set)
         and not excluded & set(c.tags)
+        and c.id not in excluded_ids
     ]
     if not chosen:
-        raise ConfigError("the filters select no case", key="--category/--tag/--case/--exclude-tag")
+        raise ConfigError(
+            "the filters select no case", key="--category/--tag/--case/--exclude-tag/--exclude-case"
+        )
     if not include_pending:
         confirmed = [c for c in chosen if not c.pending]
         if not confirmed:
