@@ -103,10 +103,12 @@ def finished_run(out: Path, labels: list[str], suite: str, repeats: int, sample:
     for run_dir in sorted(p for p in out.iterdir() if (p / "manifest.json").is_file()):
         manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
         if (
-            manifest.get("finished_at") and manifest.get("suite") == suite
-            and manifest.get("repeats") == repeats and manifest.get("planned") == len(labels) * repeats * sample
+            manifest.get("finished_at")
+            and manifest.get("suite") == suite
+            and manifest.get("repeats") == repeats
+            and manifest.get("planned") == len(labels) * repeats * sample
             and [t.get("label") for t in manifest["targets"]] == labels
-        ):  # fmt: skip
+        ):
             return run_dir
     return None
 
