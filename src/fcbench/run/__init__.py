@@ -59,6 +59,7 @@ from fcbench.store.records import (
 )
 from fcbench.suite.imports import text_sha256
 from fcbench.suite.loader import Suite, load_suite
+from fcbench.suite.models import Case
 from fcbench.transport import Limits, RetryPolicy, Transport
 
 
@@ -278,15 +279,25 @@ def estimate(spec: RunSpec) -> PlanEstimate:
     )
 
 
-def _plan(spec: RunSpec) -> list[Planned]:
+def _filtered_cases(spec: RunSpec, **sampling: Any) -> list[Case]:
+    """The suite's cases the config's filters select (:func:`select_cases`; ``sampling`` adds its
+    sample, seed, modes and pending options)."""
     config = spec.config
-    cases = select_cases(
+    return select_cases(
         spec.suite.cases,
         config.categories,
         config.tags,
         config.cases,
         exclude_tags=config.exclude_tags,
         exclude_ids=config.exclude_cases,
+        **sampling,
+    )
+
+
+def _plan(spec: RunSpec) -> list[Planned]:
+    config = spec.config
+    cases = _filtered_cases(
+        spec,
         sample=config.sample,
         seed=config.seed,
         modes=config.modes,
@@ -303,15 +314,7 @@ def pending_not_scored(spec: RunSpec) -> int:
     config = spec.config
     if config.include_pending or spec.requests:
         return 0
-    selected = select_cases(
-        spec.suite.cases,
-        config.categories,
-        config.tags,
-        config.cases,
-        exclude_tags=config.exclude_tags,
-        exclude_ids=config.exclude_cases,
-    )
-    return sum(1 for case in selected if case.pending)
+    return sum(1 for case in _filtered_cases(spec) if case.pending)
 
 
 def _service_url(target: Target, running: Mapping[str, RunningService]) -> str | None:
