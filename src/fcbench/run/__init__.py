@@ -402,6 +402,39 @@ def recorded_keys(run_dir: Path) -> set[ObservationKey]:
     return keys
 
 
+def _observation_context(spec: RunSpec, planned: int, headers: RequestHeaders | None) -> ObservationContext:
+    """What every observation of ``spec`` shares: its transport (retry budget by the ``planned``
+    size), prices, validators, keys, request settings and the response cache."""
+    config = spec.config
+    retry_budget = config.retry_budget if config.retry_budget is not None else planned // 10 + 20
+    redactor = Redactor(spec.api_keys.values())
+    transport = Transport(
+        timeout_s=config.timeout_ms / 1000,
+        retry=RetryPolicy(max_retries=config.max_retries, budget=retry_budget),
+        redactor=redactor,
+        concurrency=config.concurrency,
+        limits=Limits(
+            max_response_bytes=config.max_response_bytes, max_stream_events=config.max_stream_events
+        ),
+    )
+    return ObservationContext(
+        run_id=spec.run_id,
+        suite=spec.suite,
+        transport=transport,
+        prices=config.price_table(),
+        validators=ValidatorCache(),
+        api_keys=spec.api_keys,
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        seed=config.seed,
+        requests=spec.requests,
+        headers=headers,
+        tool_faults=frozenset(config.tool_faults),
+        continuation=config.continuation,
+        cache=ResponseCache(spec.cache_dir, redactor) if spec.cache_dir is not None else None,
+    )
+
+
 async def execute(
     spec: RunSpec,
     *,
@@ -429,33 +462,8 @@ async def execute(
             write_manifest(spec.run_dir, manifest)
         done = recorded_keys(spec.run_dir)
         todo = [p for p in execution_order(plan) if p.key not in done]
-        retry_budget = config.retry_budget if config.retry_budget is not None else len(plan) // 10 + 20
-        redactor = Redactor(spec.api_keys.values())
-        transport = Transport(
-            timeout_s=config.timeout_ms / 1000,
-            retry=RetryPolicy(max_retries=config.max_retries, budget=retry_budget),
-            redactor=redactor,
-            concurrency=config.concurrency,
-            limits=Limits(
-                max_response_bytes=config.max_response_bytes, max_stream_events=config.max_stream_events
-            ),
-        )
-        ctx = ObservationContext(
-            run_id=spec.run_id,
-            suite=spec.suite,
-            transport=transport,
-            prices=config.price_table(),
-            validators=ValidatorCache(),
-            api_keys=spec.api_keys,
-            temperature=config.temperature,
-            max_tokens=config.max_tokens,
-            seed=config.seed,
-            requests=spec.requests,
-            headers=headers,
-            tool_faults=frozenset(config.tool_faults),
-            continuation=config.continuation,
-            cache=ResponseCache(spec.cache_dir, redactor) if spec.cache_dir is not None else None,
-        )
+        ctx = _observation_context(spec, len(plan), headers)
+        transport = ctx.transport
         sink = progress or ProgressSink()
         already = Counter(p.target.label for p in plan if p.key in done)
         sink.start(dict(Counter(p.target.label for p in plan)), dict(already))
