@@ -26,7 +26,7 @@ from fcbench.adapters.logged import History, RequestFormatError
 from fcbench.contract import ProviderErrorOutcome, Usage
 from fcbench.errors import InputError
 from fcbench.logs.chat import Answer, add_message, answer_turn, decoded, read_tools, request_of, token_count
-from fcbench.logs.traces import ReadItem, ReadOptions, TraceItem, json_documents, line_of
+from fcbench.logs.traces import ReadItem, ReadOptions, TraceItem, json_documents, trace_item
 
 GENERATION = "GENERATION"
 """The observation type of a model request."""
@@ -94,10 +94,13 @@ class LangfuseFormat:
         items = []
         for start, document in documents:
             for observation in _observations(document):
-                ident = str(observation.get("id") or "")
-                label = f"generation {str(observation.get('name') or '')!r} {ident}".rstrip()
-                line = line_of(text, ident, start) if len(documents) == 1 else start
-                items.append(TraceItem(line, label, observation))
+                items.append(
+                    trace_item(
+                        text, start, search=len(documents) == 1, kind="generation",
+                        name=observation.get("name"), ident=str(observation.get("id") or ""),
+                        data=observation,
+                    )
+                )  # fmt: skip
         if not items:
             raise InputError("is not a Langfuse trace export (no observations found)", path=str(path))
         return items

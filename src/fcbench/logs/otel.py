@@ -34,7 +34,7 @@ from fcbench.adapters.logged import History, RequestFormatError
 from fcbench.contract import ProviderErrorOutcome, Usage, wire_text
 from fcbench.errors import InputError
 from fcbench.logs.chat import Answer, add_message, answer_turn, decoded, read_tools, request_of, token_count
-from fcbench.logs.traces import ReadItem, ReadOptions, TraceItem, json_documents, line_of
+from fcbench.logs.traces import ReadItem, ReadOptions, TraceItem, json_documents, trace_item
 
 CALL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 """``gen_ai.operation.name`` values of a model request."""
@@ -125,9 +125,13 @@ class OtelFormat:
         for start, document in documents:
             for span in _spans(document):
                 span_id = str(span.get("spanId") or "")
-                label = f"span {str(span.get('name') or '')!r} {span_id}".rstrip()
-                line = line_of(text, span_id, start) if len(documents) == 1 else start
-                items.append(TraceItem(line, label, {"span": span, "logged": logged.get(span_id, [])}))
+                data = {"span": span, "logged": logged.get(span_id, [])}
+                items.append(
+                    trace_item(
+                        text, start, search=len(documents) == 1, kind="span", name=span.get("name"),
+                        ident=span_id, data=data,
+                    )
+                )  # fmt: skip
         return items
 
     def is_call(self, item: TraceItem) -> bool:

@@ -100,10 +100,14 @@ def json_documents(path: Path, text: str) -> list[tuple[int, Any]]:
     return documents
 
 
-def line_of(text: str, needle: str, start: int) -> int:
-    """The line where ``needle`` first occurs in ``text`` (``start`` when it does not)."""
-    position = text.find(needle) if needle else -1
-    return start if position < 0 else text.count("\n", 0, position) + 1
+def trace_item(
+    text: str, start: int, *, search: bool, kind: str, name: Any, ident: str, data: Any
+) -> TraceItem:
+    """The item ``kind NAME IDENT`` of a document starting on line ``start``: with ``search`` (the
+    file is one document) on the line where ``ident`` first occurs in ``text``, else on ``start``."""
+    position = text.find(ident) if search and ident else -1
+    line = start if position < 0 else text.count("\n", 0, position) + 1
+    return TraceItem(line, f"{kind} {str(name or '')!r} {ident}".rstrip(), data)
 
 
 def _file_text(path: Path) -> str:
@@ -157,6 +161,6 @@ __all__ = [
     "TraceFormat",
     "TraceItem",
     "json_documents",
-    "line_of",
+    "trace_item",
     "read_traces",
 ]
