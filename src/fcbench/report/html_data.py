@@ -159,7 +159,10 @@ class ObservationCollector:
 
     def __call__(self, rec: RecordView) -> None:
         """Observe one record."""
-        row = observation_row(rec, self.count)
+        self.add(observation_row(rec, self.count), rec)
+
+    def add(self, row: dict[str, Any], rec: RecordView) -> None:
+        """Observe one record whose :func:`observation_row` the caller already made."""
         self.count += 1
         self.decisions.add(row["decision"])
         self.anomalies.update(row["anomalies"])
