@@ -46,6 +46,10 @@ call id and arguments, as an at-least-once queue would); the model sees the seco
 result (see :mod:`fcbench.run.recovery`)."""
 
 
+TOOL_ORDER_PATTERN = r"reverse|shuffle:(?:[2-9]|[1-4][0-9]|50)"
+"""``tool_order``: ``reverse``, or ``shuffle:K`` with K from 2 to 50."""
+
+
 class EndpointConfig(BaseModel):
     """A user-defined endpoint (any server speaking a known dialect)."""
 
@@ -264,6 +268,17 @@ class RunConfig(BaseModel):
     """Multi-turn modes: faults injected between the model and the fake tools, e.g.
     ``[duplicate_delivery]`` (each tool call delivered twice: a write must still make one side
     effect); pinned in the manifest."""
+    tool_order: str | None = Field(default=None, exclude_if=lambda order: order is None)
+    """``reverse`` (the suite's order, then reversed) or ``shuffle:K`` (K seeded permutations per
+    case, the same for the same ``seed``): each case is observed in every order, ``repeats``
+    times each (``fcbench.run.tool_order``); pinned in the manifest."""
+
+    @field_validator("tool_order")
+    @classmethod
+    def _known_tool_order(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(TOOL_ORDER_PATTERN, value):
+            raise ValueError(f"{value!r} is not 'reverse' or 'shuffle:K' with K from 2 to 50")
+        return value
 
     def target_specs(self) -> list[str]:
         """``ENDPOINT:MODEL`` strings from ``targets`` and ``models``, defaulting to the simulated models."""
@@ -434,6 +449,8 @@ class CommandLine(_Flags):
     """``--tools-from-mcp`` (repeatable)."""
     tool_faults: list[str] | None = None
     """``--tool-fault`` (repeatable)."""
+    tool_order: str | None = None
+    """``--tool-order``."""
     continuation: str | None = None
     """``--continuation``."""
     targets: list[str] | None = None

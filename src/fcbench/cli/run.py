@@ -43,6 +43,15 @@ def run_command(
             "mode (repeatable).",
         ),
     ] = None,
+    tool_order: Annotated[
+        str | None,
+        typer.Option(
+            "--tool-order",
+            help="reverse | shuffle:K: offer each case's tools in the suite's order and reversed, or "
+            "in K seeded permutations (the same for the same --seed); reports selection consistency "
+            "across orders and position bias.",
+        ),
+    ] = None,
     repeats: Annotated[int | None, typer.Option(help="Repeats per case.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Requests in flight across the run.")] = None,
     category: Annotated[
@@ -171,6 +180,7 @@ def run_command(
         suite=suite,
         tools_from_mcp=tools_from_mcp,
         tool_faults=tool_faults,
+        tool_order=tool_order,
         continuation=continuation,
         targets=target,
         repeats=repeats,

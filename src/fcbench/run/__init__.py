@@ -44,6 +44,7 @@ from fcbench.run.observe import ObservationContext, RequestHeaders, TurnRequest,
 from fcbench.run.pins import CONFIG_FILE, check_pinned, not_taken, pinned_target, resume_base
 from fcbench.run.plan import Planned, Shard, Target, build_plan, execution_order, planned_by, select_cases
 from fcbench.run.pool import FailFast, ProgressSink, run_plan
+from fcbench.run.tool_order import orders_per_case, tool_orders
 from fcbench.schema.validate import ValidatorCache
 from fcbench.store.lock import run_dir_lock
 from fcbench.store.records import (
@@ -303,7 +304,8 @@ def _plan(spec: RunSpec) -> list[Planned]:
         modes=config.modes,
         include_pending=config.include_pending,
     )
-    plan = [*build_plan(spec.targets, cases, spec.config.repeats, spec.config.modes)]
+    repeats = config.repeats * orders_per_case(config.tool_order)  # each order `repeats` times
+    plan = [*build_plan(spec.targets, cases, repeats, config.modes)]
     if not plan:
         raise ConfigError("no selected case applies to the selected modes", key="modes")
     return [p for p in plan if spec.shard is None or spec.shard.owns(p.seq)]
@@ -350,6 +352,7 @@ def _manifest(
         system_prompt=f"sha256:{text_sha256(spec.suite.system)}" if spec.suite.system else "none",
         tool_imports=list(spec.suite.tool_imports),
         cache=spec.cache_dir is not None,
+        tool_order=config.tool_order,
         judge=_judge_pin(spec.judge, running),
         filters=spec.filters
         if spec.filters is not None
@@ -432,6 +435,7 @@ def _observation_context(spec: RunSpec, planned: int, headers: RequestHeaders | 
         tool_faults=frozenset(config.tool_faults),
         continuation=config.continuation,
         cache=ResponseCache(spec.cache_dir, redactor) if spec.cache_dir is not None else None,
+        tool_orders=tool_orders(config.tool_order, config.seed),
     )
 
 

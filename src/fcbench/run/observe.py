@@ -35,6 +35,7 @@ from fcbench.grading import Verdict, grade
 from fcbench.pricing import MAX_TOKEN_COUNT, PriceTable, usage_problems
 from fcbench.run.cache import ResponseCache
 from fcbench.run.plan import Planned
+from fcbench.run.tool_order import ToolOrders, offered_order
 from fcbench.schema.validate import ValidatorCache
 from fcbench.store.records import CaseRef, Record, RecordedTurn
 from fcbench.suite.loader import Suite
@@ -98,6 +99,8 @@ class ObservationContext:
     dialect can (config ``continuation``)."""
     cache: ResponseCache | None = None
     """The response cache of ``--cache`` (:mod:`fcbench.run.cache`); None: every request is sent."""
+    tool_orders: ToolOrders | None = None
+    """The orders the tools are offered in (config ``tool_order``); None: the suite's order."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,14 @@ def case_ref(planned: Planned) -> CaseRef:
     return CaseRef(
         category=case.category, tags=list(case.tags), expected_kind=case.expected.kind, prompt=case.prompt
     )
+
+
+def offered_tools(ctx: ObservationContext, planned: Planned) -> list[Tool]:
+    """The case's tools in the order this observation offers them (:mod:`fcbench.run.tool_order`)."""
+    tools = ctx.suite.tools_for(planned.case)
+    if ctx.tool_orders is None:
+        return list(tools)
+    return offered_order(ctx.tool_orders, planned.case, planned.repeat, tools)[0]
 
 
 def opening_messages(planned: Planned) -> list[Message]:
@@ -288,7 +299,16 @@ def record_identity(ctx: ObservationContext, planned: Planned, started_at: str) 
         "case": case_ref(planned),
         "repeat": planned.repeat,
         "mode": planned.mode,
+        **_tool_order(ctx, planned),
     }
+
+
+def _tool_order(ctx: ObservationContext, planned: Planned) -> dict[str, object]:
+    """The record's ``tool_order`` field, in a run that varies the order (else nothing)."""
+    if ctx.tool_orders is None:
+        return {}
+    tools = ctx.suite.tools_for(planned.case)
+    return {"tool_order": offered_order(ctx.tool_orders, planned.case, planned.repeat, tools)[1]}
 
 
 def harness_error_record(
@@ -307,9 +327,7 @@ def harness_error_record(
 def single_turn_request(ctx: ObservationContext, planned: Planned) -> TurnRequest:
     """The request of a ``single_turn`` mode: the case's tools, asked as the mode table says."""
     mode = MODES[planned.mode]
-    return TurnRequest(
-        tools=ctx.suite.tools_for(planned.case), tool_choice=mode.tool_choice, stream=mode.stream
-    )
+    return TurnRequest(tools=offered_tools(ctx, planned), tool_choice=mode.tool_choice, stream=mode.stream)
 
 
 def probe_request(ctx: ObservationContext, planned: Planned) -> TurnRequest:

@@ -105,6 +105,7 @@ from fcbench.run.observe import (
     grade_turn,
     make_record,
     now_iso,
+    offered_tools,
     opening_messages,
     send_turn,
 )
@@ -191,7 +192,7 @@ class _Loop:
         self.ctx = ctx
         self.planned = planned
         self.spec = spec
-        self.request = TurnRequest(tools=ctx.suite.tools_for(planned.case))
+        self.request = TurnRequest(tools=offered_tools(ctx, planned))
         self.store = FakeStore.fresh(suite_dataset(ctx.suite))
         conversation_id = f"{ctx.run_id}/{planned.target.label}/{planned.case.id}/{planned.repeat}"
         self.toolbox = FakeToolbox(

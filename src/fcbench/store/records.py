@@ -90,6 +90,20 @@ class CaseRef(BaseModel):
     """The user prompt, for reports."""
 
 
+class OfferedOrder(BaseModel):
+    """The order the tools were offered in, for a run with ``tool_order`` (see ``docs/tool-order.md``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    index: int
+    """Which of the run's orders this is, from 0 (``repeat`` mod the number of orders)."""
+    names: list[str]
+    """The names of the tools offered, in the order offered."""
+    plausible: list[str] = Field(default_factory=list)
+    """The case's plausible tools (its expected tools and its ``confusable`` ones) that were
+    offered, in the order offered: what the position-bias figure counts among."""
+
+
 class RecordedTurn(BaseModel):
     """One model turn of a multi-turn observation and the tool results sent back for it."""
 
@@ -200,6 +214,8 @@ class Record(BaseModel):
     cached: bool = Field(default=False, exclude_if=lambda cached: not cached)
     """The answer came from the response cache (``fcbench run --cache``), not from the provider:
     reports count it and leave it out of stability, latency and cost; left out when false."""
+    tool_order: OfferedOrder | None = Field(default=None, exclude_if=lambda order: order is None)
+    """The order the tools were offered in (a run with ``tool_order``); left out otherwise."""
 
     @property
     def key(self) -> ObservationKey:
@@ -357,6 +373,9 @@ class Manifest(BaseModel):
     cache: bool = Field(default=False, exclude_if=lambda on: not on)
     """The run reused answers from a response cache (``--cache``), which a resume must agree on;
     left out when off."""
+    tool_order: str | None = Field(default=None, exclude_if=lambda order: order is None)
+    """``reverse`` or ``shuffle:K``: the tools were offered in several orders per case (config
+    ``tool_order``); left out for a run that offered them as the suite lists them."""
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:

@@ -206,6 +206,8 @@ class RecordView(msgspec.Struct, gc=False):
     """The optional judge's rating (:meth:`judge_data`)."""
     cached: Any = None
     """True when the answer came from the response cache (``--cache``)."""
+    tool_order: msgspec.Raw = NULL
+    """The order the tools were offered in, a run with ``tool_order`` (:meth:`tool_order_data`)."""
 
     @property
     def label(self) -> str:
@@ -234,6 +236,11 @@ class RecordView(msgspec.Struct, gc=False):
     def judge_data(self) -> dict[str, Any] | None:
         """The judge's rating, decoded; None when no judge was asked (or it is not an object)."""
         found = decoded(self.judge)
+        return found if isinstance(found, dict) else None
+
+    def tool_order_data(self) -> dict[str, Any] | None:
+        """The order the tools were offered in, decoded; None when the run kept the suite's order."""
+        found = decoded(self.tool_order)
         return found if isinstance(found, dict) else None
 
     def turn_data(self) -> list[Any]:
@@ -367,7 +374,18 @@ _SCALARS = ("latency_ms", "cost_usd", "error", "run_id", "seq", "attempts")
 """The fields of a view decoded as they are."""
 _KEPT = ("case_id", "repeat", "mode", "started_at", "dataset_version", "continuation")
 """The identity and the other fields of a view decoded as they are, but :func:`view_of` keeps."""
-_TEXTS = ("case", "anomalies", "verdict", "turns", "raw", "schema_changes", "notes", "judge", "elided")
+_TEXTS = (
+    "case",
+    "anomalies",
+    "verdict",
+    "turns",
+    "raw",
+    "schema_changes",
+    "notes",
+    "judge",
+    "elided",
+    "tool_order",
+)
 """The fields of a view kept as JSON text."""
 
 

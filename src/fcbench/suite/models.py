@@ -202,6 +202,36 @@ class ClaimRules(_Strict):
     _check_hedges = field_validator("hedges")(_compiles)
 
 
+class Identity(_Strict):
+    """Who the user of a case is, for the fake tools' authorization rules
+    (:mod:`fcbench.fake_tools.authorization`): a call outside these rights is ``PERMISSION_DENIED``."""
+
+    user: str = Field(min_length=1)
+    """The signed-in customer (the ``owner`` of the data set's records they may reach), e.g.
+    ``kim@example.test``; compared without case or surrounding spaces."""
+    scopes: list[str] = Field(default_factory=list)
+    """What the user may do (each tool's rule names the scopes it needs, e.g. ``orders:read``)."""
+    probe: bool = False
+    """The case probes authorization: the model should not even try a call outside these rights
+    (an injected request for another customer's data), so each such call is an authorization
+    probe failure. Without it a denial is only recorded (a model cannot know beforehand whose an
+    order is); working around a denial through another tool is severe either way."""
+
+    @field_validator("user")
+    @classmethod
+    def _not_blank(cls, user: str) -> str:
+        if not user.strip():
+            raise ValueError("user must not be blank")
+        return user
+
+    @field_validator("scopes")
+    @classmethod
+    def _no_empty_scopes(cls, scopes: list[str]) -> list[str]:
+        if any(not scope.strip() for scope in scopes):
+            raise ValueError("scopes must be non-empty strings")
+        return scopes
+
+
 class Case(_Strict):
     """One test case: a prompt (plus optional history), the tools offered, and what is expected."""
 
@@ -218,10 +248,15 @@ class Case(_Strict):
     """Id of the case this one paraphrases (cases are never edited once released)."""
     note: str | None = None
     """Why the alternatives are wrong, for humans reading reports."""
+    confusable: list[str] = Field(default_factory=list, exclude_if=lambda names: not names)
+    """Offered tools a model could plausibly pick instead of the expected one: with the expected
+    tools, the tools the position-bias figure of a ``tool_order`` run counts among."""
     recovery: RecoverySpec | None = None
     """Present on recovery scenarios (run in ``recovery`` mode only)."""
     name_map: dict[str, str] | None = None
     """Wire-legal tool name -> original name (imported suites with dotted names)."""
+    identity: Identity | None = Field(default=None, exclude_if=lambda identity: identity is None)
+    """The user the fake tools act for (their authorization rules apply); absent: no rules."""
     label: Literal["confirmed", "pending"] | None = None
     """``pending``: ``expected`` was prefilled (from a production log) and no person has confirmed
     it yet (``fcbench cases review`` lists them); ``confirmed`` or absent: a person wrote or checked it."""

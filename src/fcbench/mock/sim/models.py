@@ -3,8 +3,9 @@
 - ``sim-careful`` does what a well-behaved model should: extracts and normalises values from the
   text, asks when one required value is missing, abstains when no tool fits, repairs invalid calls
   from the error details, retries once when a service is unavailable, and treats tool output as data.
-- ``sim-eager`` calls the closest-sounding tool whenever it can, invents missing values, repeats
-  failing calls and claims success it never saw; it obeys instructions found in tool output.
+- ``sim-eager`` calls the closest-sounding tool whenever it can (of several that fit about equally,
+  the first offered: it picks by position), invents missing values, repeats failing calls and
+  claims success it never saw; it obeys instructions found in tool output.
 - ``sim-sloppy`` decides like careful but writes values loosely (numbers as text, lowercase codes,
   leading zeros lost, units unconverted, an extra parameter now and then) and repairs only one error
   at a time.
@@ -77,7 +78,7 @@ class Eager(Personality):
     """Calls whatever sounds closest, makes up what is missing, never admits failure."""
 
     name = "sim-eager"
-    policy = Policy(careful=False, min_relevance=0.01, check_state_first=False)
+    policy = Policy(careful=False, min_relevance=0.01, check_state_first=False, first_match=4.0)
     style = "unbounded"
 
     def on_abstain(self, decided: Plan, conv: SimDialogue, request: SimRequest) -> SimReply:
@@ -163,11 +164,7 @@ class Eager(Personality):
         return summary(tuple(e for e in conv.exchanges if e.outcome is not None and e.outcome.ok))
 
 
-EXTRA_PARAMETERS: tuple[tuple[str, Any], ...] = (
-    ("notes", "as requested by the customer"),
-    ("verbose", True),
-    ("include_details", True),
-)
+EXTRA_PARAMETERS = (("notes", "as requested by the customer"), ("verbose", True), ("include_details", True))
 
 
 class Sloppy(Personality):

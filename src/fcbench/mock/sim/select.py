@@ -133,6 +133,8 @@ class Policy:
     """Check an order's state with a read tool before a refund when the state is unknown."""
     state: str | None = None
     """An order state established by earlier tool results (``paid``, ``pending``, ...)."""
+    first_match: float | None = None
+    """Pick by position: call the first offered of the complete, relevant tools scored this near the best."""
 
 
 def _mentions(text: str, name: str) -> bool:
@@ -216,8 +218,7 @@ def unknown_tool(text: str, infos: list[ToolInfo]) -> str | None:
     for ident in IDENT_RE.findall(text):
         if ident in names or ident in params:
             continue
-        close = any(_similar(ident, n) for n in names)
-        if not close:
+        if not any(_similar(ident, n) for n in names):
             return str(ident)
     return None
 
@@ -365,6 +366,11 @@ def plan(
     best = ranked[0]
     if best.relevance < policy.min_relevance and best.extraction.strength() < 2.5:
         return abstain("no_tool")
+    if policy.first_match is not None:  # the first offered of the complete tools about as good
+        fits = {
+            c.name: c for c in ranked if c.extraction.complete and c.score >= best.score - policy.first_match
+        }
+        best = next((fits[t.name] for t in tools if t.name in fits and fits[t.name].relevance > 0), best)
     if policy.careful and not best.extraction.complete:
         best = _complete_alternative(best, ranked, policy)
     if policy.careful and best.info.write and not (tx.action_words(text) & best.info.all_concepts):
