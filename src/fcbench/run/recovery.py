@@ -10,7 +10,11 @@ A recovery case is played as a conversation over the target's own tool-result pr
    otherwise by the fake tools (:mod:`fcbench.fake_tools`) over a store private to this
    conversation: the suite's scripted fakes (``fakes.json``,
    :func:`fcbench.fake_tools.scripted_registry`) layered over the built-in ones; a fake's
-   ``latency_ms`` is waited for (``asyncio.sleep``) after each execution;
+   ``latency_ms`` is waited for (``asyncio.sleep``) after each execution; for a case with an
+   ``identity`` the data set's authorization rules guard them
+   (:func:`fcbench.fake_tools.authorization.authorized_registry`: a call outside the user's
+   rights is ``PERMISSION_DENIED``), the user is the signed-in customer of listings, and the
+   verdict gets its ``authorization`` part (:mod:`fcbench.grading.authorization`);
 4. the assistant turn (``turn.assistant``, which carries the dialect's opaque ``provider_state``)
    and exactly one :class:`~fcbench.contract.ToolResultMessage` per call are appended, and the
    loop goes on.
@@ -87,6 +91,8 @@ from fcbench.fake_tools import (
     scripted_registry,
     truncated,
 )
+from fcbench.fake_tools.authorization import access_rules, authorized_registry
+from fcbench.grading.authorization import with_authorization
 from fcbench.grading.claims import ClaimMatcher
 from fcbench.grading.recovery import (
     effective_spec,
@@ -193,14 +199,20 @@ class _Loop:
         self.planned = planned
         self.spec = spec
         self.request = TurnRequest(tools=offered_tools(ctx, planned))
-        self.store = FakeStore.fresh(suite_dataset(ctx.suite))
+        dataset = suite_dataset(ctx.suite)
+        self.store = FakeStore.fresh(dataset)
+        identity = planned.case.identity
+        if identity is not None:
+            self.store.session_email = identity.user
         conversation_id = f"{ctx.run_id}/{planned.target.label}/{planned.case.id}/{planned.repeat}"
         self.toolbox = FakeToolbox(
             self.request.tools,
             self.store,
             conversation_id=conversation_id,
             validators=ctx.validators,
-            registry=scripted_registry(ctx.suite.fakes, self.request.tools),
+            registry=authorized_registry(
+                scripted_registry(ctx.suite.fakes, self.request.tools), access_rules(dataset), identity
+            ),
         )
         self.deliveries = deliveries(ctx.tool_faults)
         capable = adapters.get(planned.target.endpoint.dialect).capabilities.stateful_continuation
@@ -412,6 +424,7 @@ async def observe_recovery(ctx: ObservationContext, planned: Planned) -> FinishR
         verdict = recovery_verdict(
             turn_verdict, score, expected_kind=planned.case.expected.kind, later_writes=later
         )
+        verdict = with_authorization(verdict, planned.case.identity, conversation.transcript.calls)
         return make_record(
             ctx,
             planned,
