@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from fcbench.metrics.cases import CaseSummaries
 from fcbench.metrics.judge import JudgeAgreement
 from fcbench.metrics.models import METRICS_VERSION, RunInfo, TargetMetrics
+from fcbench.metrics.tool_order import ToolOrderMetrics
 
 
 class RunMetrics(BaseModel):
@@ -39,6 +40,10 @@ class RunMetrics(BaseModel):
     judge: JudgeAgreement | None = Field(default=None, exclude_if=lambda agreement: agreement is None)
     """The optional judge's agreement with the verdicts (:mod:`fcbench.metrics.judge`); left out of
     the JSON when the run had no judge."""
+
+    tool_order: ToolOrderMetrics | None = Field(default=None, exclude_if=lambda probe: probe is None)
+    """Selection consistency across tool orders and position bias (:mod:`fcbench.metrics.tool_order`);
+    left out of the JSON when the run offered the tools in one order."""
 
     def to_json(self, indent: int | None = 2) -> str:
         """Serialise to JSON (the ``fcbench report --format json`` output)."""

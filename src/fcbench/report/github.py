@@ -32,6 +32,7 @@ from fcbench.report.gate import (
     unsafe_write_lines,
 )
 from fcbench.report.markdown import table
+from fcbench.report.tool_order import tool_order_markdown
 from fcbench.store.records import damaged_note
 
 MAX_FLIPS_LISTED = 20
@@ -101,6 +102,7 @@ def render_github(
         ["Name", "Target", "Mode", "Pass rate", "Coverage", "Provider errors", "Anomalies"],
         [_target_row(t) for t in metrics.targets],
     )
+    out += [""] + tool_order_markdown(metrics) if metrics.tool_order is not None else []
     return "\n".join(out) + "\n"
 
 

@@ -44,6 +44,7 @@ from fcbench.report.html_data import (
     raw_block,
 )
 from fcbench.report.judge import judge_context
+from fcbench.report.tool_order import tool_order_context
 from fcbench.store.records import damaged_note
 
 CHART_RATES: tuple[tuple[str, str], ...] = (
@@ -194,6 +195,7 @@ def page_context(
         ],
         "filters": filter_values(metrics, collector),
         "judge": judge_context(metrics),
+        "tool_order": tool_order_context(metrics),
         "source_json": json_for_script(dumps({"api": api})),
         "blocks": blocks,
         "data_js": (STATIC_DIR / "data.js").read_text(encoding="utf-8"),

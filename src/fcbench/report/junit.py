@@ -34,6 +34,7 @@ from pathlib import Path
 from fcbench.metrics import CaseSummary, RunMetrics, TargetMetrics, compute_metrics
 from fcbench.report.common import strip_control
 from fcbench.report.gate import UnsafeWrite, run_unsafe_writes
+from fcbench.report.tool_order import tool_order_properties
 from fcbench.store.records import RECORDS_FILE, damaged_note
 from fcbench.store.view import RecordView, decoded
 
@@ -171,6 +172,7 @@ def _properties(suite: ET.Element, metrics: RunMetrics, t: TargetMetrics) -> Non
         "scorable": str(t.scorable),
     }
     values |= {f"anomaly.{code}": str(n) for code, n in t.anomalies.items()}
+    values |= tool_order_properties(metrics, t.target, t.mode)
     props = ET.SubElement(suite, "properties")
     for name, value in values.items():
         ET.SubElement(props, "property", name=_clean(name), value=_clean(value))

@@ -34,6 +34,7 @@ from fcbench.report.common import (
 )
 from fcbench.report.gate import GateFailure, UnsafeWrite, gate_headline, unsafe_write_lines
 from fcbench.report.judge import judge_markdown
+from fcbench.report.tool_order import tool_order_markdown
 from fcbench.store.records import damaged_note
 
 WORST_CASES = 25
@@ -91,7 +92,7 @@ def render_markdown(
     out += _breakdown(metrics, "Pass rate by tag", "tag", lambda t: t.by_tag) + [""]
     out += _confusion(metrics) + [""] + _worst(metrics, worst) + [""] + _anomalies(metrics) + [""]
     out += _repairs(metrics) + _drift(metrics) + [""] + _parity(metrics) + _errors(metrics)
-    out += judge_markdown(metrics)
+    out += tool_order_markdown(metrics) + judge_markdown(metrics)
     return "\n".join(out) + "\n"
 
 

@@ -39,6 +39,7 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     from fcbench.metrics import compute_metrics
     from fcbench.report.judge import print_judge
     from fcbench.report.notes import model_caused_lines, text_call_lines
+    from fcbench.report.tool_order import print_tool_order
     from fcbench.store.records import damaged_note
 
     metrics = compute_metrics(run_dir)
@@ -74,6 +75,7 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     print_provider_errors(console, metrics)
     for line in model_caused_lines(metrics) + text_call_lines(run_dir, metrics):
         console.print(terminal_text(line), style="yellow", highlight=False, soft_wrap=True)
+    print_tool_order(console, metrics)
     print_judge(console, metrics)
     return metrics
 

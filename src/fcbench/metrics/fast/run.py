@@ -16,6 +16,7 @@ from fcbench.metrics.fast.partition import fold_in_parts
 from fcbench.metrics.judge import judge_agreement
 from fcbench.metrics.observe import RecordObserver
 from fcbench.metrics.result import RunMetrics
+from fcbench.metrics.tool_order import tool_order_metrics
 from fcbench.store.records import Manifest, read_manifest
 from fcbench.store.view import RecordView, regrade_view, run_views
 from fcbench.suite.loader import load_suite
@@ -37,6 +38,9 @@ def run_metrics(
     manifest = read_manifest(run_dir)
     wanted = set(modes) if modes is not None else None
     found = _folded(run_dir, manifest, wanted, observer, profile, parts)
+    if manifest.tool_order is not None:
+        probe = tool_order_metrics(run_views(run_dir), manifest.tool_order, wanted)
+        found = found.model_copy(update={"tool_order": probe})
     if manifest.judge is None:
         return found
     agreement = judge_agreement(run_views(run_dir), manifest.judge, wanted)
