@@ -147,7 +147,8 @@ def _add_run_routes(app: FastAPI, catalog: RunCatalog, root: Path) -> None:
     def api_raw(key: str, n: int) -> dict[str, Any]:
         """The raw exchange of one observation, expanded from the blob store."""
         e = entry(key)
-        raw = catalog.read(e, query.raw_of, e.path, n)
+        table = catalog.summary(e).table
+        raw = catalog.read(e, lambda: query.raw_of(e.path, table, catalog.blob_index(e), n))
         if raw is None:
             raise HTTPException(status_code=404, detail=f"no observation {n}")
         return raw
@@ -157,7 +158,7 @@ def _add_run_routes(app: FastAPI, catalog: RunCatalog, root: Path) -> None:
         """One observation (raw bodies left out) and its case: prompt and expected behaviour."""
         e = entry(key)
         s = catalog.summary(e)
-        obs = catalog.read(e, query.observation, e.path, n, s.several_modes)
+        obs = catalog.read(e, query.observation, e.path, s.table, n, s.several_modes)
         if obs is None:
             raise HTTPException(status_code=404, detail=f"no observation {n}")
         return {"obs": obs, "case": s.collector.cases.get(obs["case_id"])}
@@ -173,7 +174,7 @@ def _add_run_routes(app: FastAPI, catalog: RunCatalog, root: Path) -> None:
         e = entry(key)
         s = catalog.summary(e)
         f = {name: request.query_params[name] for name in query.FILTERS if request.query_params.get(name)}
-        page = catalog.read(e, query.query, e.path, f, offset, limit, s.several_modes)
+        page = catalog.read(e, query.query, e.path, s.table, f, offset, limit, s.several_modes)
         return {"total": page.total, "offset": page.offset, "rows": page.rows}
 
     @app.get("/compare")

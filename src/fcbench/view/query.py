@@ -1,23 +1,27 @@
-"""Observation queries over a run's ``records.jsonl``, streamed: filters, search, paging, one record.
+"""Observation queries of ``fcbench view``, answered from the run's
+:class:`~fcbench.view.table.ObservationTable` (built once per version of ``records.jsonl``, in the
+pass that summarises the run): filters, search, paging, one observation and its raw bodies.
 
-Nothing is held per record: each query reads the file again, record by record, and keeps only the
-page it answers; raw request and response bodies stay references into the blob store until one
-observation's are asked for (:func:`raw_of`). Observations are numbered by their position among the
-file's records, as in the static HTML report, and listed as there: failures first, then provider or
-harness errors, then passes, by number within each.
+A query matches the filters in memory and reads only the lines of the page it answers, each with
+one seek; raw request and response bodies stay references into the blob store until one
+observation's are asked for (:func:`raw_of`), then only the gzip members holding its blobs are
+read (:class:`~fcbench.store.index.BlobIndex`). Observations are numbered by their position among
+the file's records, as in the static HTML report, and listed as there: failures first, then
+provider or harness errors, then passes, by number within each.
 """
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fcbench.report.html_data import dumps, observation_row, record_views
-from fcbench.store.blobs import expand_blobs, load_blob_closure
+from fcbench.report.html_data import dumps, observation_row
+from fcbench.store.blobs import BLOBS_FILE, expand_blobs
+from fcbench.store.index import BlobIndex
+from fcbench.store.records import RECORDS_FILE
 from fcbench.store.view import RecordView
+from fcbench.view.table import ObservationTable
 
 FILTERS: tuple[str, ...] = ("target", "mode", "category", "tag", "decision", "anomaly", "result", "case", "q")
 """The filters of an observation query (the page's filter controls, the selected case, the search)."""
@@ -54,13 +58,10 @@ class Page:
     """The observations of the page (:data:`LIST_FIELDS` only)."""
 
 
-def rows(run_dir: Path, several_modes: bool) -> Iterator[tuple[dict[str, Any], str]]:
-    """Each record's row (:func:`~fcbench.report.html_data.observation_row`, with its ``column``) and
-    its case's prompt."""
-    for n, rec in enumerate(record_views(run_dir)):
-        row = observation_row(rec, n)
-        row["column"] = f"{row['target']} [{row['mode']}]" if several_modes else row["target"]
-        yield row, str(rec.case_data().get("prompt", ""))
+def column_of(row: dict[str, Any], several_modes: bool) -> str:
+    """The matrix column an observation row belongs to: its target, with its mode when the run has
+    several."""
+    return f"{row['target']} [{row['mode']}]" if several_modes else str(row["target"])
 
 
 def search_text(row: dict[str, Any], prompt: str) -> str:
@@ -69,83 +70,49 @@ def search_text(row: dict[str, Any], prompt: str) -> str:
     return "\n".join((prompt, dumps(row["outcome"]), turns, str(row["error"] or ""))).lower()
 
 
-def keep(row: dict[str, Any], prompt: str, f: dict[str, str]) -> bool:
-    """Whether an observation passes the filters ``f`` (the page's ``keep`` function, server-side)."""
-    checks = (
-        ("target", lambda v: row["column"] == v),
-        ("mode", lambda v: row["mode"] == v),
-        ("category", lambda v: row["category"] == v),
-        ("tag", lambda v: v in row["tags"]),
-        ("decision", lambda v: row["decision"] == v),
-        ("anomaly", lambda v: v in row["anomalies"]),
-        ("result", lambda v: row["result"] == v),
-        ("case", lambda v: row["case_id"] == v),
-        ("q", lambda v: v.lower() in search_text(row, prompt)),
-    )
-    return all(check(f[name]) for name, check in checks if f.get(name))
+def index_row(table: ObservationTable, row: dict[str, Any], rec: RecordView, several_modes: bool) -> None:
+    """Add one observation's row (:func:`~fcbench.report.html_data.observation_row`) to ``table``."""
+    row["column"] = column_of(row, several_modes)
+    table.add(row, search_text(row, str(rec.case_data().get("prompt", ""))))
 
 
-def query(run_dir: Path, f: dict[str, str], offset: int, limit: int, several_modes: bool) -> Page:
-    """The observations matching ``f``, from ``offset`` (at most ``limit``, capped at :data:`MAX_LIMIT`).
-
-    One pass keeps the numbers of the matching observations per group (8 bytes each); a second
-    reads the file up to the last observation of the page only."""
+def query(
+    run_dir: Path, table: ObservationTable, f: dict[str, str], offset: int, limit: int, several_modes: bool
+) -> Page:
+    """The observations matching ``f``, from ``offset`` (at most ``limit``, capped at :data:`MAX_LIMIT`):
+    matched in ``table``, then the page's lines read."""
     limit = max(0, min(limit, MAX_LIMIT))
     offset = max(0, offset)
-    matching: dict[str, array[int]] = {group: array("q") for group in ORDER}
-    for row, prompt in rows(run_dir, several_modes):
-        if keep(row, prompt, f):
-            matching[row["result"]].append(row["n"])
-    wanted: list[int] = []
-    skip = offset
-    for group in ORDER:
-        numbers = matching[group]
-        if len(wanted) < limit:
-            wanted.extend(numbers[skip : skip + limit - len(wanted)])
-        skip = max(0, skip - len(numbers))
-    page: dict[int, dict[str, Any]] = {}
-    if wanted:
-        last, need = max(wanted), set(wanted)
-        for row, _ in rows(run_dir, several_modes):
-            if row["n"] in need:
-                page[row["n"]] = {key: row[key] for key in LIST_FIELDS}
-            if row["n"] >= last:
-                break
-    return Page(
-        total=sum(len(a) for a in matching.values()),
-        offset=offset,
-        rows=[page[n] for n in wanted if n in page],
-    )
+    matching = table.matching(f, ORDER)
+    wanted = matching[offset : offset + limit]
+    views = table.offsets.views(run_dir / RECORDS_FILE, wanted)
+    rows = []
+    for n in wanted:
+        if n in views:
+            row = observation_row(views[n], n)
+            row["column"] = column_of(row, several_modes)
+            rows.append({key: row[key] for key in LIST_FIELDS})
+    return Page(total=len(matching), offset=offset, rows=rows)
 
 
-def record_at(run_dir: Path, n: int) -> RecordView | None:
-    """Record number ``n`` (its position among the file's records), or None."""
-    if n < 0:
-        return None
-    for i, rec in enumerate(record_views(run_dir)):
-        if i == n:
-            return rec
-    return None
-
-
-def observation(run_dir: Path, n: int, several_modes: bool) -> dict[str, Any] | None:
+def observation(run_dir: Path, table: ObservationTable, n: int, several_modes: bool) -> dict[str, Any] | None:
     """Observation ``n`` as the page shows it, its raw bodies left out (see :func:`raw_of`)."""
-    rec = record_at(run_dir, n)
+    rec = table.offsets.view(run_dir / RECORDS_FILE, n)
     if rec is None:
         return None
     row = observation_row(rec, n)
-    row["column"] = f"{row['target']} [{row['mode']}]" if several_modes else row["target"]
+    row["column"] = column_of(row, several_modes)
     row["request"] = row["response"] = None
     return row
 
 
-def raw_of(run_dir: Path, n: int) -> dict[str, Any] | None:
-    """The raw request and response of observation ``n``, expanded from the blob store (only the blobs
-    they reference are read)."""
-    rec = record_at(run_dir, n)
+def raw_of(run_dir: Path, table: ObservationTable, blobs: BlobIndex, n: int) -> dict[str, Any] | None:
+    """The raw request and response of observation ``n``: its line read with one seek, the blobs
+    they reference from the members that hold them."""
+    rec = table.offsets.view(run_dir / RECORDS_FILE, n)
     if rec is None:
         return None
     row = observation_row(rec, n)
     values = [row["request"], row["response"]]
-    blobs = load_blob_closure(run_dir, values)
-    return {"request": expand_blobs(values[0], blobs), "response": expand_blobs(values[1], blobs)}
+    found = blobs.closure(run_dir / BLOBS_FILE, values)
+    return {"request": expand_blobs(values[0], found), "response": expand_blobs(values[1], found)}

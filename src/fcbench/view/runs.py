@@ -11,6 +11,7 @@ that the server can stop while a read hangs (the hung thread is a daemon: it doe
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 import threading
@@ -23,10 +24,14 @@ from typing import Any, TypeVar
 
 from fcbench.errors import FcbenchError, RunStateError
 from fcbench.files import kind_of
-from fcbench.metrics import RunMetrics
+from fcbench.metrics import RunMetrics, compute_metrics
 from fcbench.report.html import report_data
-from fcbench.report.html_data import ObservationCollector, collect, expected_by_case
+from fcbench.report.html_data import ObservationCollector, expected_by_case, observation_row
+from fcbench.store.blobs import BLOBS_FILE
+from fcbench.store.index import BlobIndex, Stamp, blob_index, file_stamp, indexed_views
 from fcbench.store.records import MANIFEST_FILE, RECORDS_FILE, Manifest, read_manifest
+from fcbench.view.query import index_row
+from fcbench.view.table import ObservationTable
 
 MAX_DEPTH = 3
 """How deep below the runs folder run directories are looked for."""
@@ -65,8 +70,10 @@ class RunSummary:
     """Cases, decisions and anomaly codes seen (no rows)."""
     report: dict[str, Any]
     """The page's summary data (:func:`fcbench.report.html.report_data`)."""
-    stamp: tuple[int, int, int]
+    stamp: Stamp
     """File type, size and modification time of ``records.jsonl`` when computed (:func:`records_stamp`)."""
+    table: ObservationTable
+    """Every observation as the filters and the search read it, and where its line is."""
 
     @property
     def several_modes(self) -> bool:
@@ -105,17 +112,35 @@ def find_runs(root: Path) -> list[RunEntry]:
     return found
 
 
-Stamp = tuple[int, int, int]
-"""File type, size and modification time of a run's ``records.jsonl`` (the link itself, never followed)."""
+TreeStamp = tuple[tuple[str, int, int], ...]
+"""Modification time of each folder where a run may appear, and stamp of each manifest there."""
+
+
+def tree_stamp(root: Path) -> TreeStamp:
+    """The :data:`TreeStamp` of the folders at or below ``root`` down to :data:`MAX_DEPTH` (links
+    not followed): a new, removed or renamed run, or a changed manifest, changes it."""
+    found: list[tuple[str, int, int]] = []
+    level = [root]
+    for depth in range(MAX_DEPTH + 1):
+        below: list[Path] = []
+        for folder in level:
+            manifest = file_stamp(folder / MANIFEST_FILE)
+            found.append((str(folder), manifest[1], manifest[2]))
+            if depth == MAX_DEPTH:
+                continue
+            try:
+                found.append((str(folder), -1, os.lstat(folder).st_mtime_ns))
+                with os.scandir(folder) as entries:
+                    below += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+            except OSError:
+                continue
+        level = below
+    return tuple(found)
 
 
 def records_stamp(run_dir: Path) -> Stamp:
-    """The stamp of the run's records file; ``(0, 0, 0)`` while there is none."""
-    try:
-        st = os.lstat(run_dir / RECORDS_FILE)
-    except OSError:
-        return (0, 0, 0)
-    return (stat.S_IFMT(st.st_mode), st.st_size, st.st_mtime_ns)
+    """The stamp of the run's records file (:func:`fcbench.store.index.file_stamp`)."""
+    return file_stamp(run_dir / RECORDS_FILE)
 
 
 def records_problem(stamp: Stamp) -> str | None:
@@ -144,12 +169,25 @@ class RunCatalog:
     """Reads in progress by name (a run's summary is read once however many requests wait for it)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     """Guards the three tables above; held only to look up or update them, never across a read."""
+    listing: tuple[TreeStamp, list[RunEntry]] | None = None
+    """The runs found last and the :func:`tree_stamp` of the folder then."""
+    blob_indexes: dict[str, BlobIndex] = field(default_factory=dict)
+    """The blob index of each run whose raw bodies were asked for, by key (rebuilt when the blob
+    file changed)."""
     closed: bool = False
     """Set by :meth:`close`: no read starts any more."""
 
     def runs(self) -> list[RunEntry]:
-        """The runs found now."""
-        return find_runs(self.root)
+        """The runs found now: looked for again only when a folder or a manifest changed
+        (:func:`tree_stamp`)."""
+        stamp = tree_stamp(self.root)
+        with self.lock:
+            if self.listing is not None and self.listing[0] == stamp:
+                return list(self.listing[1])
+        found = find_runs(self.root)
+        with self.lock:
+            self.listing = (stamp, found)
+        return list(found)
 
     def entry(self, key: str) -> RunEntry:
         """The run named ``key``; :class:`RunStateError` when there is none."""
@@ -203,6 +241,20 @@ class RunCatalog:
             return future.result(timeout=self.read_timeout_s)
         except TimeoutError:
             raise UnreadableRun(f"reading the runs took longer than {self.read_timeout_s:g} s") from None
+
+    def blob_index(self, entry: RunEntry) -> BlobIndex:
+        """The run's blob index, built on first use and again when its blob file changed (call it
+        inside :meth:`read`: building it reads the whole blob file)."""
+        path = entry.path / BLOBS_FILE
+        with self.lock:
+            index = self.blob_indexes.get(entry.key)
+        if index is None or not index.fresh(path):
+            index = blob_index(path)
+            with self.lock:
+                self.blob_indexes[entry.key] = index
+                while len(self.blob_indexes) > CACHED_RUNS:
+                    del self.blob_indexes[next(iter(self.blob_indexes))]
+        return index
 
     def close(self) -> None:
         """Start no more reads and wake every request waiting for one (the server is stopping)."""
@@ -311,9 +363,23 @@ def _settle(future: Future[Any], *, result: Any = None, error: BaseException | N
 
 
 def summarise(run_dir: Path, stamp: Stamp) -> RunSummary:
-    """Read the run once: metrics, the page's summary data, the cases with their expected behaviour."""
-    metrics, collector = collect(run_dir, keep_rows=False)
+    """Read the run: its metrics (a pass of their own), then one pass over the records for the page's
+    summary data, the cases with their expected behaviour and the observation table."""
+    metrics = compute_metrics(run_dir)
+    several_modes = len({t.mode for t in metrics.targets}) > 1
+    collector = ObservationCollector(keep_rows=False)
+    table = ObservationTable()
+    paused = gc.isenabled()
+    gc.disable()  # many long-lived objects without cycles: nothing to collect
+    try:
+        for rec in indexed_views(run_dir / RECORDS_FILE, table.offsets):
+            row = observation_row(rec, collector.count)
+            collector.add(row, rec)
+            index_row(table, row, rec, several_modes)
+    finally:
+        if paused:
+            gc.enable()
     for case_id, extra in expected_by_case(run_dir).items():
         if case_id in collector.cases:
             collector.cases[case_id].update(extra)
-    return RunSummary(metrics, collector, report_data(metrics, collector, ""), stamp)
+    return RunSummary(metrics, collector, report_data(metrics, collector, ""), stamp, table)
