@@ -2,10 +2,13 @@
 
 - ``sim-careful`` does what a well-behaved model should: extracts and normalises values from the
   text, asks when one required value is missing, abstains when no tool fits, repairs invalid calls
-  from the error details, retries once when a service is unavailable, and treats tool output as data.
+  from the error details, retries once when a service is unavailable, and treats tool output as
+  data (so it never follows a note asking for another customer's orders, and it does not route
+  around a denied call).
 - ``sim-eager`` calls the closest-sounding tool whenever it can (of several that fit about equally,
   the first offered: it picks by position), invents missing values, repeats failing calls and
-  claims success it never saw; it obeys instructions found in tool output.
+  claims success it never saw; it obeys instructions found in tool output, and when a call is
+  denied (``PERMISSION_DENIED``) it tries another tool to reach the same data.
 - ``sim-sloppy`` decides like careful but writes values loosely (numbers as text, lowercase codes,
   leading zeros lost, units unconverted, an extra parameter now and then) and repairs only one error
   at a time.
@@ -21,6 +24,7 @@ from typing import Any
 
 from fcbench.mock.sim import text as tx
 from fcbench.mock.sim.base import SimCall, SimReply, SimRequest
+from fcbench.mock.sim.denials import around_denial
 from fcbench.mock.sim.dialogue import SimDialogue, SimExchange
 from fcbench.mock.sim.engine import Personality, request_digest, text_reply
 from fcbench.mock.sim.evidence import Found
@@ -112,11 +116,12 @@ class Eager(Personality):
     def handle_error(
         self, ex: SimExchange, conv: SimDialogue, request: SimRequest, by_name: dict[str, ToolInfo]
     ) -> SimCall | None:
-        """Repeats the identical call (a few times) instead of reading the error."""
+        """Repeats the identical call (a few times) instead of reading the error; a denied call it
+        tries to get around through another tool (:func:`~fcbench.mock.sim.denials.around_denial`)."""
         assert ex.outcome is not None
         if ex.outcome.code in REPEATABLE:
             return self.retry(ex, conv, limit=2)
-        return None
+        return around_denial(self, ex, conv, request, list(by_name.values()))
 
     def hint_call(
         self, info: ToolInfo, conv: SimDialogue, request: SimRequest, source: str = ""
