@@ -13,6 +13,7 @@ from typing import IO, Any
 import pytest
 from html_runs import scale_run
 
+from fcbench.report.html_data import observation_row, record_views
 from fcbench.store import index as store_index
 from fcbench.store.blobs import BLOBS_FILE, expand_blobs, load_blob_closure
 from fcbench.store.records import RECORDS_FILE
@@ -122,3 +123,46 @@ def test_the_indexes_follow_the_files(run: tuple[RunCatalog, RunEntry, RunSummar
     again = moved.summary(moved.entry("copy"))
     assert again is not first and len(again.table) == 840 and len(first.table) == 400
     assert moved.blob_index(moved.entry("copy")) is not blobs
+
+
+def _brute_force(run_dir: Path, f: dict[str, str]) -> list[int]:
+    """The numbers a pass over every row gives for the filters ``f``, listed as the page lists them."""
+    found: list[tuple[int, int]] = []
+    rank = {result: i for i, result in enumerate(query.ORDER)}
+    for n, rec in enumerate(record_views(run_dir)):
+        row = observation_row(rec, n)
+        row["column"] = query.column_of(row, True)
+        text = query.search_text(row, str(rec.case_data().get("prompt", "")))
+        checks = {
+            "target": row["column"] == f.get("target"),
+            "tag": f.get("tag") in row["tags"],
+            "anomaly": f.get("anomaly") in row["anomalies"],
+            "case": row["case_id"] == f.get("case"),
+            "q": (f.get("q") or "").lower() in text,
+        }
+        if all(checks[k] if k in checks else row[k] == v for k, v in f.items()):
+            found.append((rank[row["result"]], n))
+    return [n for _, n in sorted(found)]
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        {},
+        {"result": "fail"},
+        {"target": "sim-gemini:sim-flaky [recovery]", "decision": "correct_call"},
+        {"tag": "tag3", "category": "boundary", "result": "pass"},
+        {"anomaly": "json_call_in_text"},
+        {"q": "weight_grams", "mode": "recovery"},
+        {"case": "case-0007", "q": "ORD-000007"},
+        {"case": "no-such-case"},
+    ],
+)
+def test_the_table_matches_what_a_pass_over_every_row_matches(
+    run: tuple[RunCatalog, RunEntry, RunSummary], f: dict[str, str]
+) -> None:
+    _, entry, summary = run
+    expected = _brute_force(entry.path, f)
+    assert summary.table.matching(f, query.ORDER) == expected
+    page = query.query(entry.path, summary.table, f, 3, 10, True)
+    assert page.total == len(expected) and [row["n"] for row in page.rows] == expected[3:13]

@@ -23,7 +23,18 @@ from fcbench.store.records import RECORDS_FILE
 from fcbench.store.view import RecordView
 from fcbench.view.table import ObservationTable
 
-FILTERS: tuple[str, ...] = ("target", "mode", "category", "tag", "decision", "anomaly", "result", "case", "q")
+FILTERS: tuple[str, ...] = (
+    "target",
+    "mode",
+    "category",
+    "tag",
+    "decision",
+    "anomaly",
+    "result",
+    "failure",
+    "case",
+    "q",
+)
 """The filters of an observation query (the page's filter controls, the selected case, the search)."""
 ORDER: tuple[str, ...] = ("fail", "not_scored", "pass")
 """Groups of the list, in order (an observation's ``result``)."""
