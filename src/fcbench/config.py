@@ -227,6 +227,9 @@ class RunConfig(BaseModel):
     temperature: float | None = Field(default=0.0, ge=0, le=2)
     timeout_ms: int = Field(default=30000, ge=1, alias="timeoutMs")
     concurrency: int = Field(default=8, ge=1, le=10000)
+    workers: Annotated[int, Field(ge=1, le=256)] | Literal["auto"] = 1
+    """Processes that share the run (``--workers``; :mod:`fcbench.run.workers`): a number, or
+    ``auto`` for the cores available; bounded by the plan and the concurrency. Not measured."""
     modes: list[ModeName] = Field(default_factory=lambda: ["selection"])
     categories: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
@@ -310,6 +313,7 @@ class RunConfig(BaseModel):
             mode="json",
             exclude={
                 "concurrency",
+                "workers",
                 "timeout_ms",
                 "max_retries",
                 "retry_budget",
@@ -459,6 +463,8 @@ class CommandLine(_Flags):
     """``--repeats``."""
     concurrency: int | None = None
     """``--concurrency``."""
+    workers: int | Literal["auto"] | None = None
+    """``--workers``."""
     categories: list[str] | None = None
     """``--category`` (repeatable)."""
     tags: list[str] | None = None
