@@ -65,9 +65,12 @@ def read_request(dialect: str, body: Any) -> LoggedRequest:
     Raises :class:`~fcbench.adapters.logged.RequestFormatError` when the dialect has no reader
     (saying why, when its adapter does) or the body is not one its reader can read.
     """
-    readers = request_readers()
-    reader = readers.get(dialect)
+    try:  # the adapter is cached: a log of thousands of lines does not list the entry points per line
+        reader = getattr(get(dialect), "read_request", None)
+    except TargetError:
+        reader = None
     if reader is None:
+        readers = request_readers()
         why = getattr(get(dialect), "unread_logs", None) if dialect in registry() else None
         said = f" ({why})" if why else ""
         raise RequestFormatError(
