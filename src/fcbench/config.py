@@ -38,12 +38,18 @@ CREDENTIAL_HEADER = re.compile(
 )
 """Header names that suggest a credential: refused in a config, since configs are written to disk."""
 
-ToolFault = Literal["duplicate_delivery"]
-"""A fault the harness injects between the model and the fake tools (``tool_faults``).
+ToolFault = Literal["duplicate_delivery", "reorder_results", "lost_result"]
+"""A fault the harness injects between the model and the fake tools (``tool_faults``; see
+:mod:`fcbench.run.recovery`).
 
-``duplicate_delivery``: every tool call is delivered to the fake tools twice (same conversation,
-call id and arguments, as an at-least-once queue would); the model sees the second delivery's
-result (see :mod:`fcbench.run.recovery`)."""
+* ``duplicate_delivery``: every tool call is delivered to the fake tools twice (same conversation,
+  call id and arguments, as an at-least-once queue would); the model sees the second delivery's
+  result;
+* ``reorder_results``: the results of a turn with several calls are sent back in reverse order,
+  each still under its own call id (a model must attribute them by id, not by position);
+* ``lost_result``: the first write of the conversation that changes the store commits, but the
+  model is answered with a timeout instead of its result; a retry under a new call id with the
+  same arguments is a duplicate side effect, a status check first is right."""
 
 
 TOOL_ORDER_PATTERN = r"reverse|shuffle:(?:[2-9]|[1-4][0-9]|50)"
@@ -268,9 +274,10 @@ class RunConfig(BaseModel):
     (clarifications, abstentions, answers) with a fixed rubric, beside the verdict and never
     changing it (``--judge``; see :mod:`fcbench.grading.judge`); pinned in the manifest."""
     tool_faults: list[ToolFault] = Field(default_factory=list)
-    """Multi-turn modes: faults injected between the model and the fake tools, e.g.
-    ``[duplicate_delivery]`` (each tool call delivered twice: a write must still make one side
-    effect); pinned in the manifest."""
+    """Multi-turn modes: faults injected between the model and the fake tools (:data:`ToolFault`):
+    ``duplicate_delivery`` (each tool call delivered twice: a write must still make one side
+    effect), ``reorder_results`` (a turn's results sent back in reverse order, ids kept) and
+    ``lost_result`` (a write commits, the model is answered with a timeout); pinned in the manifest."""
     tool_order: str | None = Field(default=None, exclude_if=lambda order: order is None)
     """``reverse`` (the suite's order, then reversed) or ``shuffle:K`` (K seeded permutations per
     case, the same for the same ``seed``): each case is observed in every order, ``repeats``

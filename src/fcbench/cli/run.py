@@ -39,8 +39,9 @@ def run_command(
         list[str] | None,
         typer.Option(
             "--tool-fault",
-            help="duplicate_delivery: deliver every tool call twice to the fake tools, in recovery "
-            "mode (repeatable).",
+            help="In recovery mode (repeatable): duplicate_delivery (every tool call delivered twice "
+            "to the fake tools), reorder_results (a turn's results sent back in reverse order, ids "
+            "kept), lost_result (a write commits, the model is answered with a timeout).",
         ),
     ] = None,
     tool_order: Annotated[
