@@ -221,3 +221,29 @@ def test_flips_when_the_runs_hold_other_cases(tmp_path: Path) -> None:
         ]
         assert shown[0] and shown[1]
         assert tuple(shown) == _reference_flips(b, n, c)
+
+
+def test_the_change_table_gives_intervals_and_marks_significance(tmp_path: Path) -> None:
+    from fcbench.report.compare_render import render_compare_json
+
+    base = pass_fail_run(tmp_path / "base", cases=400, failing=set(), run_id="base")
+    new = pass_fail_run(tmp_path / "new", cases=400, failing=set(range(16)), run_id="new")
+    same = pass_fail_run(tmp_path / "same", cases=400, failing=set(), run_id="same")
+    c = compare_dirs(base, new)
+    pass_rate = next(d for d in c.targets[0].deltas if d.metric == "pass_rate")
+    assert pass_rate.delta_low is not None and pass_rate.delta_high is not None
+    assert pass_rate.delta_low < pass_rate.delta_points < pass_rate.delta_high < 0  # excludes 0
+    assert pass_rate.significant and pass_rate.significant_drop
+    row = next(line for line in render_compare_markdown(c).splitlines() if line.startswith("| Pass rate"))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[1] == "100.0% (400/400) [99.0–100.0]" and cells[2].startswith("96.0% (384/400) [")
+    assert cells[3] == f"-4.0 [{pass_rate.delta_low:+.1f}, {pass_rate.delta_high:+.1f}]"
+    assert cells[5] == "significant drop"
+    data = json.loads(render_compare_json(c))
+    assert data["targets"][0]["deltas"][0]["significant"] is True
+    back = compare_dirs(new, same)  # the rise back is significant too, but no regression
+    rise = next(d for d in back.targets[0].deltas if d.metric == "pass_rate")
+    assert rise.significant and not rise.significant_drop and not back.regression
+    assert "| significant rise |" in render_compare_markdown(back)
+    flat = next(d for d in compare_dirs(base, same).targets[0].deltas if d.metric == "pass_rate")
+    assert not flat.significant and flat.delta_low is not None and flat.delta_low < 0 < (flat.delta_high or 0)

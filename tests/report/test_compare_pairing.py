@@ -240,17 +240,33 @@ def test_partial_and_full_flips_in_both_directions(tmp_path: Path) -> None:
     assert [(f.case_id, f.kind) for f in c.fail_to_pass] == [("c3", "full"), ("c4", "partial")]
     assert (c.pass_to_fail[0].base.n, c.pass_to_fail[0].new.n, c.pass_to_fail[0].new.d) == (3, 2, 3)
 
+    # 3/3 <-> 0/3 moved beyond the interval; 3/3 <-> 2/3 stayed inside it: noise, counted, not listed
+    assert [f.real for f in c.pass_to_fail] == [False, True]
+    assert [f.real for f in c.fail_to_pass] == [True, False]
+
     md = compare_cli(base, new, "--max-drop", "100", "--alpha", "0.001").stdout
     sections = {
         "Flipped pass -> fail, full": ["c2"],
-        "Flipped pass -> fail, partial": ["c1"],
+        "Flipped pass -> fail, partial": [],
         "Flipped fail -> pass, full": ["c3"],
-        "Flipped fail -> pass, partial": ["c4"],
+        "Flipped fail -> pass, partial": [],
     }
     for heading, expected in sections.items():
         section = md.split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
         rows = [line.split("|")[1].strip() for line in section.splitlines() if line.startswith("| c")]
         assert rows == expected, (heading, section)
+    assert "## Within noise: 2\n\n2 flips within noise" in md
+
+
+def test_a_partial_flip_over_many_repeats_is_a_real_change(tmp_path: Path) -> None:
+    base = write_run(tmp_path / "base", {OLD: {"c1": "P" * 10, "c2": "P" * 35}})
+    new = write_run(tmp_path / "new", {OLD: {"c1": "PPPPFFFFFP", "c2": "P" * 34 + "F"}})
+    c = compare_dirs(base, new, max_drop=100.0, alpha=0.001)
+    assert [(f.case_id, f.kind, f.real) for f in c.pass_to_fail] == [
+        ("c1", "partial", True),  # 10/10 -> 6/10: outside each other's interval
+        ("c2", "partial", False),  # 35/35 -> 34/35: noise
+    ]
+    assert "1 case(s) now fail beyond their interval" in c.verdict
 
 
 def test_latency_and_cost_are_shown_always_and_gate_only_when_asked(tmp_path: Path) -> None:

@@ -23,7 +23,16 @@ and cost per pass are compared and shown for every pair either way.
 
 **Flips**: a case that passed every scorable repeat in BASE and not in NEW (``pass_to_fail``), or the
 reverse (``fail_to_pass``); ``full`` when the other side passed no repeat (3/3 -> 0/3), else
-``partial`` (3/3 -> 2/3).
+``partial`` (3/3 -> 2/3). A flip is a **real change** (:attr:`Flip.real`) only when the case's pass
+rate moved beyond its interval: each side's rate lies outside the other side's Wilson 95% interval
+(:func:`moved_beyond_interval`). 3/3 -> 0/3 and 1/1 -> 0/1 are real; 3/3 -> 34/35 or 3/3 -> 2/3 are
+noise (either side's rate is still inside the other's interval). Reports list the real flips and
+count the noise.
+
+**Per-metric changes**: each metric's delta in points comes with the Newcombe 95% interval of the
+difference (:attr:`MetricDelta.delta_low`, :attr:`MetricDelta.delta_high`, from the two Wilson
+intervals) and is marked :attr:`MetricDelta.significant` when the two-sided p-value is below
+``alpha``, in either direction (a significant drop of a gated metric fails the gate).
 
 The tests treat every observation as independent; repeats of one case are correlated, so p-values
 are optimistic when repeats dominate the sample.
@@ -72,7 +81,13 @@ class MetricDelta(BaseModel):
     new: Rate
     delta_points: float | None
     """New rate minus base rate, in percentage points; null when either side has d = 0."""
+    delta_low: float | None = None
+    """Lower end of the Newcombe 95% interval of the delta, in points; null with the delta."""
+    delta_high: float | None = None
+    """Upper end of that interval, in points."""
     p_value: float | None
+    significant: bool = False
+    """The two-sided p-value is below ``alpha`` (a rise or a drop)."""
     significant_drop: bool
 
 
@@ -132,6 +147,8 @@ class Flip(BaseModel):
     new: Rate
     kind: FlipKind
     """``full`` when the not-all-pass side passed no repeat (3/3 <-> 0/3), else ``partial``."""
+    real: bool = True
+    """The pass rate moved beyond its interval (:func:`moved_beyond_interval`); False: noise."""
 
 
 class Comparison(BaseModel):
@@ -215,7 +232,9 @@ def compare_runs(
         warnings=warnings + [w for t in targets for w in t.warnings],
         failures=failures,
         regression=regression,
-        verdict=_verdict(targets, unpaired) if regression else _no_regression(targets, max_drop),
+        verdict=_verdict(targets, unpaired)
+        if regression
+        else _no_regression(targets, max_drop, pass_to_fail),
     )
 
 
@@ -301,13 +320,16 @@ def _verdict(targets: Sequence[TargetComparison], unpaired: Sequence[str]) -> st
     return "REGRESSION: " + "; ".join(grouped + list(unpaired))
 
 
-def _no_regression(targets: Sequence[TargetComparison], max_drop: float) -> str:
-    """The one-line verdict of a comparison that found none: the largest pass-rate drop."""
+def _no_regression(targets: Sequence[TargetComparison], max_drop: float, pass_to_fail: Sequence[Flip]) -> str:
+    """The one-line verdict of a comparison that found none: the largest pass-rate drop, and the
+    cases that now fail beyond their interval, if any."""
     drops = [-d.delta_points for t in targets for d in t.deltas if d.metric == "pass_rate" and d.delta_points]
     worst = max(drops, default=0.0)
+    real = sum(1 for f in pass_to_fail if f.real)
+    now_failing = f"; {real} case(s) now fail beyond their interval" if real else ""
     return (
         f"no regression: {len(targets)} target(s) compared, largest pass-rate drop "
-        f"{max(worst, 0.0):.1f} points (limit {max_drop:g})"
+        f"{max(worst, 0.0):.1f} points (limit {max_drop:g}){now_failing}"
     )
 
 
@@ -322,6 +344,27 @@ class _Gates:
     cost: float | None
 
 
+def moved_beyond_interval(base: Rate, new: Rate) -> bool:
+    """Whether a case's pass rate moved beyond its interval: the new rate outside the base's Wilson
+    95% interval and the base rate outside the new one's (False when either side measured nothing)."""
+    if base.rate is None or new.rate is None or None in (base.low, base.high, new.low, new.high):
+        return False
+    outside_base = not (base.low or 0.0) <= new.rate <= (base.high or 0.0)
+    outside_new = not (new.low or 0.0) <= base.rate <= (new.high or 0.0)
+    return outside_base and outside_new
+
+
+def delta_interval(b: Rate, n: Rate) -> tuple[float, float] | None:
+    """The Newcombe (hybrid score) 95% interval of ``n.rate - b.rate``, in points, from the two
+    Wilson intervals; None when either side measured nothing."""
+    if b.rate is None or n.rate is None or b.low is None or b.high is None or n.low is None or n.high is None:
+        return None
+    delta = n.rate - b.rate
+    low = delta - ((n.rate - n.low) ** 2 + (b.high - b.rate) ** 2) ** 0.5
+    high = delta + ((n.high - n.rate) ** 2 + (b.rate - b.low) ** 2) ** 0.5
+    return low * 100.0, high * 100.0
+
+
 def _delta(metric: str, b: Rate, n: Rate, alpha: float) -> MetricDelta:
     if b.rate is None or n.rate is None:
         return MetricDelta(
@@ -329,9 +372,18 @@ def _delta(metric: str, b: Rate, n: Rate, alpha: float) -> MetricDelta:
         )
     p = proportion_test(b.n, b.d, n.n, n.d)
     delta = (n.rate - b.rate) * 100.0
-    significant = p is not None and p < alpha and delta < 0
+    significant = p is not None and p < alpha
+    interval = delta_interval(b, n)
     return MetricDelta(
-        metric=metric, base=b, new=n, delta_points=delta, p_value=p, significant_drop=significant
+        metric=metric,
+        base=b,
+        new=n,
+        delta_points=delta,
+        delta_low=interval[0] if interval else None,
+        delta_high=interval[1] if interval else None,
+        p_value=p,
+        significant=significant,
+        significant_drop=significant and delta < 0,
     )
 
 
@@ -442,15 +494,17 @@ def _flips(
             if was == now:
                 continue
             failing = row if was else prior
+            before, after = rate_of(prior.passes, prior.scorable), rate_of(row.passes, row.scorable)
             flip = Flip(
                 title=t.title,
                 base_target=t.base_target,
                 target=t.target,
                 mode=t.mode,
                 case_id=case_id,
-                base=rate_of(prior.passes, prior.scorable),
-                new=rate_of(row.passes, row.scorable),
+                base=before,
+                new=after,
                 kind="full" if failing.passes == 0 else "partial",
+                real=moved_beyond_interval(before, after),
             )
             (down if was else up).append(flip)
     return down, up

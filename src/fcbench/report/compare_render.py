@@ -6,8 +6,8 @@ renders it (the ``github`` step summary is :mod:`fcbench.report.github`).
 
 from __future__ import annotations
 
-from fcbench.report.common import RATE_COLUMNS, fmt_rate, md_escape, strip_control
-from fcbench.report.compare import Comparison, Flip, FlipKind, ValueDelta, fmt_value
+from fcbench.report.common import RATE_COLUMNS, fmt_rate, fmt_rate_ci, md_escape, strip_control
+from fcbench.report.compare import Comparison, Flip, FlipKind, MetricDelta, ValueDelta, fmt_value
 from fcbench.report.markdown import table
 
 MAX_FLIPS_SHOWN = 50
@@ -24,11 +24,40 @@ _FLIP_GROUPS: tuple[tuple[str, FlipKind, str], ...] = (
 
 
 def flip_groups(c: Comparison) -> list[tuple[str, list[Flip]]]:
-    """The flips in four titled groups: pass -> fail full and partial, fail -> pass full and partial."""
+    """The real flips (:attr:`~fcbench.report.compare.Flip.real`) in four titled groups: pass -> fail
+    full and partial, fail -> pass full and partial."""
     return [
-        (title, [f for f in getattr(c, direction) if f.kind == kind])
+        (title, [f for f in getattr(c, direction) if f.kind == kind and f.real])
         for direction, kind, title in _FLIP_GROUPS
     ]
+
+
+def noise_flips(c: Comparison) -> list[Flip]:
+    """The flips whose pass rate stayed within its interval (noise), both directions."""
+    return [f for f in (*c.pass_to_fail, *c.fail_to_pass) if not f.real]
+
+
+NOISE_NOTE = (
+    "flips within noise (each side's pass rate inside the other's 95% interval, e.g. 3/3 -> 2/3): "
+    "not listed as changes"
+)
+"""What the reports say of the flips that are noise."""
+
+
+def significance_mark(d: MetricDelta) -> str:
+    """``significant drop`` / ``significant rise`` when the change's p-value is below alpha, else empty."""
+    if not d.significant or d.delta_points is None:
+        return ""
+    return "significant drop" if d.delta_points < 0 else "significant rise"
+
+
+def fmt_delta(d: MetricDelta) -> str:
+    """``-12.5 [-20.1, -4.0]``: the delta in points and its 95% interval; ``–`` when unknown."""
+    if d.delta_points is None:
+        return "–"
+    if d.delta_low is None or d.delta_high is None:
+        return f"{d.delta_points:+.1f}"
+    return f"{d.delta_points:+.1f} [{d.delta_low:+.1f}, {d.delta_high:+.1f}]"
 
 
 def render_compare_json(comparison: Comparison) -> str:
@@ -76,15 +105,16 @@ def render_compare_markdown(comparison: Comparison) -> str:
         rows = [
             [
                 _TITLES.get(d.metric, md_escape(d.metric)),
-                fmt_rate(d.base),
-                fmt_rate(d.new),
-                "–" if d.delta_points is None else f"{d.delta_points:+.1f}",
+                fmt_rate_ci(d.base),
+                fmt_rate_ci(d.new),
+                fmt_delta(d),
                 "–" if d.p_value is None else f"{d.p_value:.3g}",
-                "significant drop" if d.significant_drop else "",
+                significance_mark(d),
             ]
             for d in t.deltas
         ]
-        out += table(["Metric", "Base", "New", "Δ points", "p-value", ""], rows) + [""]
+        out += table(["Metric", "Base [95% CI]", "New [95% CI]", "Δ points [95% CI]", "p-value", ""], rows)
+        out.append("")
         out += table(
             ["Latency and cost", "Base", "New", "Change", "Gate"], [_value_row(v) for v in t.operations]
         )
@@ -105,6 +135,9 @@ def render_compare_markdown(comparison: Comparison) -> str:
         out += table(["Case", "Target", "Base", "New"], rows)
         if len(flips) > MAX_FLIPS_SHOWN:
             out.append(f"\n{len(flips) - MAX_FLIPS_SHOWN} more not shown (see --format json).")
+    noise = noise_flips(c)
+    if noise:
+        out += ["", f"## Within noise: {len(noise)}", "", f"{len(noise)} {NOISE_NOTE} (see --format json)."]
     out += ["", one_line(c.verdict)]
     return "\n".join(out) + "\n"
 
