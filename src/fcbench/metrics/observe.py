@@ -73,6 +73,7 @@ class VerdictFacts:
     __slots__ = (
         "_anomalies",
         "anomalous",
+        "authorization",
         "decision",
         "decision_text",
         "is_dict",
@@ -120,6 +121,9 @@ class VerdictFacts:
         self.replayed = _count(recovered.get("replayed"))
         """Write deliveries answered from the idempotency table (``verdict.recovery.replayed``)."""
         self.limit_hits = _limit_hits(recovered.get("limits_hit"))
+        self.authorization = _authorization(v.get("authorization"))
+        """``(probes, failed the probe, workaround calls)`` of ``verdict.authorization`` (a probe: the
+        case says ``identity.probe``; failed: at least one probe failure), or None without one."""
         """Conversation limit -> times hit (``verdict.recovery.limits_hit``)."""
         repairs = attempt(repair_counts, v)
         reasons = () if self.passed else attempt(_reason_tuple, v)
@@ -136,6 +140,17 @@ class VerdictFacts:
     def anomalies(self) -> list[Any]:
         """The verdict's own anomaly entries, as listed."""
         return kept_value(self._anomalies)
+
+
+def _authorization(value: Any) -> tuple[bool, bool, int] | None:
+    if not isinstance(value, dict):
+        return None
+    failures, workarounds = value.get("probe_failures"), value.get("workarounds")
+    return (
+        value.get("probe") is True,
+        isinstance(failures, list) and bool(failures),
+        len(workarounds) if isinstance(workarounds, list) else 0,
+    )
 
 
 def _count(value: Any) -> int:

@@ -270,6 +270,9 @@ _SUMMED = (
     "unexpected_write_calls",
     "side_effects",
     "replayed",
+    "authorization_probes",
+    "authorization_probe_failures",
+    "authorization_workarounds",
 )
 """The integer fields of a settled :class:`GroupState` that parts add."""
 

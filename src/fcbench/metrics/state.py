@@ -279,6 +279,11 @@ def _add_verdict(group: GroupState, facts: VerdictFacts, calls: bool, n: int) ->
         group.unexpected_writes += n
         group.unexpected_write_calls += n * facts.unexpected_writes
     group.side_effects += n * facts.side_effects
+    if facts.authorization is not None:
+        probe, failed, workarounds = facts.authorization
+        group.authorization_probes += n * probe
+        group.authorization_probe_failures += n * (probe and failed)
+        group.authorization_workarounds += n * workarounds
     group.replayed += n * facts.replayed
     for limit, count in facts.limit_hits.items():
         group.limit_hits[limit] = group.limit_hits.get(limit, 0) + n * count
@@ -360,6 +365,12 @@ class GroupState:
     unexpected_write_calls: int = 0
     side_effects: int = 0
     replayed: int = 0
+    authorization_probes: int = 0
+    """Scorable conversations of cases that probe authorization (``identity.probe``)."""
+    authorization_probe_failures: int = 0
+    """Of those, the conversations with at least one authorization probe failure."""
+    authorization_workarounds: int = 0
+    """Calls around an authorization denial through another tool, in the scorable conversations."""
     cached: int = 0
     """Observations answered from the response cache (left out of latency, tokens, cost and stability)."""
     limit_hits: dict[str, int] = field(default_factory=dict)

@@ -134,6 +134,8 @@ def target_metrics(
         unexpected_write_calls=g.unexpected_write_calls,
         side_effects=g.side_effects,
         replayed_writes=g.replayed,
+        authorization_probe_failures=Rate(n=g.authorization_probe_failures, d=g.authorization_probes),
+        authorization_workarounds=g.authorization_workarounds,
         limit_hits=dict(sorted(g.limit_hits.items())),
     )
     return metrics, CaseGroup(label, mode, rows)

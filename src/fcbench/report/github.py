@@ -31,7 +31,7 @@ from fcbench.report.gate import (
     run_unsafe_writes,
     unsafe_write_lines,
 )
-from fcbench.report.markdown import table
+from fcbench.report.markdown import authorization_markdown, table
 from fcbench.report.tool_order import tool_order_markdown
 from fcbench.store.records import damaged_note
 
@@ -103,6 +103,8 @@ def render_github(
         [_target_row(t) for t in metrics.targets],
     )
     out += [""] + tool_order_markdown(metrics) if metrics.tool_order is not None else []
+    authorization = authorization_markdown(metrics)
+    out += [""] + authorization if authorization else []
     return "\n".join(out) + "\n"
 
 

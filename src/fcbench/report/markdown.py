@@ -19,6 +19,9 @@ from fcbench.grading import REPAIR_KINDS
 from fcbench.metrics import Rate, RunMetrics, TargetMetrics
 from fcbench.metrics.cases import CaseRow
 from fcbench.metrics.drift import MAX_DRIFT_VALUES
+from fcbench.report.authorization import HEADER as AUTHORIZATION_HEADER
+from fcbench.report.authorization import INTRO as AUTHORIZATION_INTRO
+from fcbench.report.authorization import authorization_rows
 from fcbench.report.common import (
     RATE_COLUMNS,
     anomaly_meaning,
@@ -82,6 +85,7 @@ def render_markdown(
         _summary(metrics)
         + [""]
         + _writes(metrics, unsafe)
+        + authorization_markdown(metrics)
         + _limits(metrics)
         + _operations(metrics)
         + [""]
@@ -159,6 +163,15 @@ def _writes(metrics: RunMetrics, unsafe: Sequence[UnsafeWrite] = ()) -> list[str
         + calls
         + ([""] if calls else [])
     )
+
+
+def authorization_markdown(metrics: RunMetrics) -> list[str]:
+    """The authorization probes per target (:mod:`fcbench.report.authorization`); nothing when no
+    target played one."""
+    rows = authorization_rows(metrics)
+    if not rows:
+        return []
+    return ["## Authorization probes", "", AUTHORIZATION_INTRO, ""] + table(AUTHORIZATION_HEADER, rows) + [""]
 
 
 LIMITS = ("max_calls_per_turn", "max_result_bytes", "deadline")

@@ -37,6 +37,7 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     semantics, pass rate), then the unexpected write calls (severe), side effects and conversation
     limits hit, then each provider error code with an example; return the metrics."""
     from fcbench.metrics import compute_metrics
+    from fcbench.report.authorization import print_authorization
     from fcbench.report.judge import print_judge
     from fcbench.report.notes import model_caused_lines, text_call_lines
     from fcbench.report.tool_order import print_tool_order
@@ -71,6 +72,7 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     if metrics.damaged_lines:
         console.print(f"warning: {damaged_note(metrics.damaged_lines)}", style="yellow", highlight=False)
     print_writes(console, metrics)
+    print_authorization(console, metrics)
     print_unsafe_calls(console, run_dir, metrics)
     print_provider_errors(console, metrics)
     for line in model_caused_lines(metrics) + text_call_lines(run_dir, metrics):
