@@ -42,6 +42,7 @@ VERB_MODULES: tuple[str, ...] = (
     "fcbench.cli.view",
     "fcbench.cli.history",
     "fcbench.cli.schema",
+    "fcbench.cli.coverage",
 )
 
 
