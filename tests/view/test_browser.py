@@ -75,8 +75,9 @@ def test_run_versus_run_shows_the_flips(view_url: str, browser: Any, tmp_path: P
     flip = tab.locator("#flips-table tr.flip-row").first
     case_id = flip.get_attribute("data-case")
     kind = flip.get_attribute("data-kind")
-    base_cell = tab.locator(f'#matrix-base tr[data-case="{case_id}"] td.flip')
-    new_cell = tab.locator(f'#matrix-new tr[data-case="{case_id}"] td.flip')
+    row = tab.locator(f'#compare-matrix tr[data-case="{case_id}"]')
+    base_cell = row.locator("td.flip-real[data-side=base]")
+    new_cell = row.locator("td.flip-real[data-side=new]")
     assert base_cell.count() >= 1 and new_cell.count() >= 1
     base_text, new_text = base_cell.first.inner_text(), new_cell.first.inner_text()
     passed = base_text if kind == "pass_to_fail" else new_text
@@ -90,6 +91,6 @@ def test_run_versus_run_shows_the_flips(view_url: str, browser: Any, tmp_path: P
     assert int((tab.locator("#obs-count").text_content() or "0").split()[0]) > 0
     only = tab.goto(view_url + "/compare?base=base&new=new&only=flips")
     assert only is not None and only.status == 200
-    rows = tab.locator("#matrix-new tbody tr").count()
+    rows = tab.locator("#compare-matrix tbody tr").count()
     assert rows == len({r.get_attribute("data-case") for r in tab.locator("#flips-table tr.flip-row").all()})
     assert not errors

@@ -186,12 +186,14 @@ def compare_runs(
     alpha: float = 0.05,
     allow_dataset_change: bool = False,
     pairs: Sequence[tuple[str, str]] = (),
+    only_given_pairs: bool = False,
     max_coverage_drop: float = 10.0,
     max_latency_increase: float | None = None,
     max_cost_increase: float | None = None,
     unsafe: tuple[Sequence[UnsafeWrite], Sequence[UnsafeWrite]] = ((), ()),
 ) -> Comparison:
-    """Compare ``new`` against ``base``; ``unsafe``: the unsafe write calls of BASE and of NEW
+    """Compare ``new`` against ``base`` (``only_given_pairs``: pair only as ``pairs`` says);
+    ``unsafe``: the unsafe write calls of BASE and of NEW
     (:func:`~fcbench.report.gate.run_unsafe_writes`), a NEW one that BASE did not make failing.
 
     Raises :class:`RunStateError` on a dataset mismatch and :class:`ConfigError` when an explicit
@@ -204,7 +206,7 @@ def compare_runs(
         if run.damaged_lines
     ]
     gates = _Gates(max_drop, alpha, max_coverage_drop, max_latency_increase, max_cost_increase)
-    paired = _pair_up(base, new, pairs, gates)
+    paired = _pair_up(base, new, pairs, gates, only_given_pairs)
     targets = [_with_new_unsafe_writes(t, *unsafe) for t in paired.targets]
     unpaired = paired.unpaired
     if paired.only_in_new:
@@ -267,9 +269,11 @@ class _Paired:
     """The titles of the NEW target x modes no BASE one was paired with."""
 
 
-def _pair_up(base: RunMetrics, new: RunMetrics, pairs: Sequence[tuple[str, str]], gates: _Gates) -> _Paired:
+def _pair_up(
+    base: RunMetrics, new: RunMetrics, pairs: Sequence[tuple[str, str]], gates: _Gates, only_given: bool
+) -> _Paired:
     """Each BASE target x mode compared with its partner in NEW (:func:`pair_targets`)."""
-    label_pairs, notes = pair_targets(base, new, pairs)
+    label_pairs, notes = pair_targets(base, new, pairs, only_given=only_given)
     out = _Paired()
     used_new: set[tuple[str, str]] = set()
     partner = {b: (n, rule) for b, n, rule in label_pairs}

@@ -47,9 +47,10 @@ def _resolve(spec: str, labels: dict[str, str], side: str) -> str:
 
 
 def pair_targets(
-    base: RunMetrics, new: RunMetrics, pairs: Sequence[tuple[str, str]] = ()
+    base: RunMetrics, new: RunMetrics, pairs: Sequence[tuple[str, str]] = (), *, only_given: bool = False
 ) -> tuple[list[tuple[str, str, PairingRule]], dict[str, str]]:
-    """Pair BASE target labels with NEW target labels: explicit pairs, then by name, then single.
+    """Pair BASE target labels with NEW target labels: explicit pairs, then by name, then single
+    (``only_given``: the explicit pairs only, as when every pair was chosen in the viewer's page).
 
     Returns ``(base label, new label, rule)`` triples and, for BASE labels left unpaired, a note on
     why when there is one more specific than "no partner".
@@ -63,6 +64,8 @@ def pair_targets(
                 raise ConfigError(f"{label} is paired more than once", key="--pair")
         out.append((b, n, "explicit"))
     notes: dict[str, str] = {}
+    if only_given:
+        return out, {b: "no partner was chosen" for b in base_labels if all(p[0] != b for p in out)}
     free_new = [n for n in new_labels if all(p[1] != n for p in out)]
     for b, name in base_labels.items():
         if any(p[0] == b for p in out):

@@ -7,7 +7,8 @@ route                                            answer
 ``GET /``                                        the runs (one run: its page)
 ``GET /runs/{key}``                              the run's report page (the static report's page)
 ``GET /runs/{key}/observations/{n}``             redirect to the page with observation ``n`` open
-``GET /compare?base=KEY&new=KEY``                both matrices side by side, flips highlighted
+``GET /compare?base=KEY&new=KEY[&pair=B=N]``     run versus run: changes, real flips, output diffs
+``GET /compare``                                 redirect to the newest two comparable runs
 ``GET /history[?target=NAME]``                   pass rate per named target over runs, catalogue
 ``GET /api/runs``                                the runs as JSON
 ``GET /api/history[?target=NAME]``               the history as ``fcbench history --format json``
@@ -31,18 +32,19 @@ from collections.abc import Iterable
 from html import escape
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from fastapi import FastAPI, HTTPException, Query, Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fcbench.errors import FcbenchError
+from fcbench.errors import ConfigError, FcbenchError
 from fcbench.report.html import render_page
+from fcbench.report.pairing import parse_pair
 from fcbench.view import query
 from fcbench.view.history import HistoryPage, history_page
 from fcbench.view.pages import render_compare, render_history, render_runs
-from fcbench.view.runs import READ_TIMEOUT_S, RunCatalog, RunEntry, RunSummary, UnreadableRun
+from fcbench.view.runs import READ_TIMEOUT_S, RunCatalog, RunEntry, RunSummary, UnreadableRun, default_pair
 
 NO_STORE = {"Cache-Control": "no-store"}
 
@@ -118,7 +120,8 @@ def _add_run_routes(app: FastAPI, catalog: RunCatalog, root: Path) -> None:
         runs = catalog.runs()
         if len(runs) == 1 and runs[0].path == root:
             return RedirectResponse(f"/runs/{quote(runs[0].key)}", status_code=307)
-        return HTMLResponse(render_runs(root, run_rows(catalog, runs)), headers=NO_STORE)
+        rows = run_rows(catalog, runs)
+        return HTMLResponse(render_runs(root, rows, default_pair(runs)), headers=NO_STORE)
 
     @app.get("/api/runs")
     def api_runs() -> list[dict[str, Any]]:
@@ -177,12 +180,27 @@ def _add_run_routes(app: FastAPI, catalog: RunCatalog, root: Path) -> None:
         page = catalog.read(e, query.query, e.path, s.table, f, offset, limit, s.several_modes)
         return {"total": page.total, "offset": page.offset, "rows": page.rows}
 
-    @app.get("/compare")
-    def compare(base: str, new: str, only: str = "") -> HTMLResponse:
-        """Two runs' matrices side by side, the cases that flipped between them highlighted
-        (``only=flips``: only the flipped cases)."""
+    @app.get("/compare", response_model=None)
+    def compare(
+        base: str = "", new: str = "", only: str = "", pair: list[str] = Query(default=[])
+    ) -> Response:
+        """Two runs compared: per-metric changes, real flips (noise counted), outputs of the flipped
+        cases side by side, one matrix of both (``only=flips``: the flipped cases only); ``pair``
+        (repeatable, ``BASE=NEW``) pairs targets; without ``base`` and ``new``, the newest two
+        comparable runs (:func:`~fcbench.view.runs.default_pair`)."""
+        if not base or not new:
+            found = default_pair(catalog.runs())
+            if found is None:
+                return HTMLResponse(error_page("no two runs of the same suite and modes to compare"), 404)
+            return RedirectResponse("/compare?" + urlencode({"base": found[0], "new": found[1]}), 307)
         b, n = entry(base), entry(new)
-        html = render_compare(b, catalog.summary(b), n, catalog.summary(n), only_flips=only == "flips")
+        try:
+            pairs = [parse_pair(p) for p in pair if p] if pair else None  # the page's choices, if sent
+            html = render_compare(
+                (b, catalog.summary(b)), (n, catalog.summary(n)), pairs=pairs, only_flips=only == "flips"
+            )
+        except ConfigError as exc:
+            return HTMLResponse(error_page(str(exc)), status_code=422, headers=NO_STORE)
         return HTMLResponse(html, headers=NO_STORE)
 
 

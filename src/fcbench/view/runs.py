@@ -138,6 +138,18 @@ def tree_stamp(root: Path) -> TreeStamp:
     return tuple(found)
 
 
+def default_pair(runs: list[RunEntry]) -> tuple[str, str] | None:
+    """The pair of runs the viewer compares by default: the newest run that has an older run of the
+    same suite and modes, and the newest such older run, as ``(base key, new key)``; None when no two
+    runs are comparable. ``runs`` are newest first (:func:`find_runs`)."""
+    for i, newer in enumerate(runs):
+        kind = (newer.manifest.suite, sorted(newer.manifest.modes))
+        for older in runs[i + 1 :]:
+            if (older.manifest.suite, sorted(older.manifest.modes)) == kind:
+                return older.key, newer.key
+    return None
+
+
 def records_stamp(run_dir: Path) -> Stamp:
     """The stamp of the run's records file (:func:`fcbench.store.index.file_stamp`)."""
     return file_stamp(run_dir / RECORDS_FILE)
