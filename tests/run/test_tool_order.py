@@ -15,7 +15,8 @@ from robust_run import records
 from tool_order_run import BY_MEANING, BY_POSITION, tool_order_run
 
 from fcbench.config import CommandLine, RunConfig, load_config
-from fcbench.errors import ConfigError
+from fcbench.errors import ConfigError, FcbenchError
+from fcbench.run import prepare
 from fcbench.run.tool_order import offered_order, orders_per_case, plausible_tools, tool_orders
 from fcbench.store.records import read_manifest
 from fcbench.suite.loader import load_suite
@@ -125,3 +126,18 @@ def test_the_config_hash_changes_with_the_order_only_when_one_is_set() -> None:
     assert "tool_order" not in plain.model_dump(mode="json")
     hashes = {RunConfig.model_validate({"tool_order": v}).hash() for v in ("reverse", "shuffle:3")}
     assert len(hashes | {plain.hash()}) == 3
+
+
+def test_a_resume_with_another_tool_order_is_refused(run_dir: Path) -> None:
+    again = {"suite": "tool-order", "targets": [BY_MEANING, BY_POSITION], "repeats": 1, "max_retries": 0}
+    with pytest.raises(FcbenchError, match="config_hash"):
+        prepare(
+            RunConfig.model_validate({**again, "tool_order": "reverse", "seed": 7}),
+            out_root=run_dir.parent,
+            resume_dir=run_dir,
+        )
+    prepare(
+        RunConfig.model_validate({**again, "tool_order": "shuffle:4", "seed": 7}),
+        out_root=run_dir.parent,
+        resume_dir=run_dir,
+    )

@@ -294,4 +294,7 @@ def case_findings(case: Case, context: ToolContext) -> list[Finding]:
     for wire_name in case.name_map or {}:
         if wire_name not in tools:
             findings.append(Finding(("name_map", wire_name), f"{wire_name!r} is not a tool of {label}"))
+    for index, name in enumerate(case.confusable):
+        if name not in tools:
+            findings.append(Finding(("confusable", index), f"{name!r} is not a tool of {label}"))
     return findings

@@ -18,7 +18,7 @@ from fcbench.metrics.observe import RecordObserver
 from fcbench.metrics.result import RunMetrics
 from fcbench.metrics.tool_order import tool_order_metrics
 from fcbench.store.records import Manifest, read_manifest
-from fcbench.store.view import RecordView, regrade_view, run_views
+from fcbench.store.view import RecordView, regrade_view, regraded, run_views
 from fcbench.suite.loader import load_suite
 
 
@@ -39,7 +39,10 @@ def run_metrics(
     wanted = set(modes) if modes is not None else None
     found = _folded(run_dir, manifest, wanted, observer, profile, parts)
     if manifest.tool_order is not None:
-        probe = tool_order_metrics(run_views(run_dir), manifest.tool_order, wanted)
+        views = run_views(run_dir)
+        if profile != "strict":  # the pass rates per order as the profile grades them
+            views = regraded(views, load_suite(manifest.suite_ref or manifest.suite), profile)
+        probe = tool_order_metrics(views, manifest.tool_order, wanted)
         found = found.model_copy(update={"tool_order": probe})
     if manifest.judge is None:
         return found

@@ -134,7 +134,7 @@ class Policy:
     state: str | None = None
     """An order state established by earlier tool results (``paid``, ``pending``, ...)."""
     first_match: float | None = None
-    """Pick by position: call the first offered of the complete, relevant tools scored this near the best."""
+    """By position: the first offered of the complete tools this near the best that write as it does."""
 
 
 def _mentions(text: str, name: str) -> bool:
@@ -366,11 +366,10 @@ def plan(
     best = ranked[0]
     if best.relevance < policy.min_relevance and best.extraction.strength() < 2.5:
         return abstain("no_tool")
-    if policy.first_match is not None:  # the first offered of the complete tools about as good
-        fits = {
-            c.name: c for c in ranked if c.extraction.complete and c.score >= best.score - policy.first_match
-        }
-        best = next((fits[t.name] for t in tools if t.name in fits and fits[t.name].relevance > 0), best)
+    if policy.first_match is not None:
+        floor, kind = best.score - policy.first_match, best.info.write
+        fits = {c.name: c for c in ranked if c.extraction.complete and c.score >= floor and c.relevance > 0}
+        best = next((fits[t.name] for t in tools if t.name in fits and fits[t.name].info.write == kind), best)
     if policy.careful and not best.extraction.complete:
         best = _complete_alternative(best, ranked, policy)
     if policy.careful and best.info.write and not (tx.action_words(text) & best.info.all_concepts):
