@@ -23,7 +23,7 @@ from fcbench.history.patterns import Observed, PatternKey, failure_type, pattern
 from fcbench.store.records import RECORDS_FILE, Manifest
 from fcbench.store.view import complete_lines
 from fcbench.suite.loader import Suite, load_suite
-from fcbench.suite.models import Case, ExpectClarification, ExpectTool, ExpectTools
+from fcbench.suite.models import Case
 
 EXAMPLES = 3
 """Example observations kept per pattern."""
@@ -124,14 +124,7 @@ class _CaseFacts:
 
 
 def _facts(suite: Suite, case: Case) -> tuple[tuple[str, ...], dict[str, str]]:
-    expected = case.expected
-    names: list[str] = []
-    if isinstance(expected, ExpectTool):
-        names = [expected.name]
-    elif isinstance(expected, ExpectTools):
-        names = [c.name for c in expected.calls]
-    elif isinstance(expected, ExpectClarification) and expected.name:
-        names = [expected.name]
+    names = case.expected_tool_names
     try:
         tools = suite.tools_for(case)
     except FcbenchError:

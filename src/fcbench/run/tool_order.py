@@ -23,7 +23,7 @@ from math import factorial
 
 from fcbench.contract import Tool
 from fcbench.store.records import OfferedOrder
-from fcbench.suite.models import Case, ExpectClarification, ExpectTool, ExpectTools
+from fcbench.suite.models import Case
 
 SHUFFLE_PREFIX = "shuffle:"
 """``shuffle:K`` names K seeded permutations."""
@@ -72,15 +72,7 @@ def orders_per_case(spec: str | None) -> int:
 def plausible_tools(case: Case) -> set[str]:
     """The tools a model could plausibly pick for ``case``: its expected tools (the one a
     clarification would lead to included) and its ``confusable`` ones."""
-    expected = case.expected
-    names = set(case.confusable)
-    if isinstance(expected, ExpectTool):
-        names.add(expected.name)
-    elif isinstance(expected, ExpectTools):
-        names.update(call.name for call in expected.calls)
-    elif isinstance(expected, ExpectClarification) and expected.name:
-        names.add(expected.name)
-    return names
+    return {*case.expected_tool_names, *case.confusable}
 
 
 def offered_order(

@@ -262,6 +262,17 @@ class Case(_Strict):
     it yet (``fcbench cases review`` lists them); ``confirmed`` or absent: a person wrote or checked it."""
 
     @property
+    def expected_tool_names(self) -> list[str]:
+        """The tools the case expects called, in order: its one call's, each of its calls', or the
+        one a clarification would lead to (none for a text answer)."""
+        expected = self.expected
+        if isinstance(expected, ExpectTools):
+            return [call.name for call in expected.calls]
+        if isinstance(expected, ExpectTool | ExpectClarification) and expected.name:
+            return [expected.name]
+        return []
+
+    @property
     def pending(self) -> bool:
         """Whether no person has confirmed the case's expectation yet (``label: pending``)."""
         return self.label == "pending"
