@@ -104,14 +104,12 @@ def tool_order_markdown(metrics: RunMetrics) -> list[str]:
 def print_tool_order(console: Console, metrics: RunMetrics) -> None:
     """One line per target and mode on the run's summary (nothing for a run that offered one order)."""
     probe = metrics.tool_order
-    if probe is None:
-        return
-    say = lambda text: console.print(sanitize(text), highlight=False, markup=False, soft_wrap=True)  # noqa: E731
-    for row in tool_order_rows(probe):
-        say(
+    for row in tool_order_rows(probe) if probe is not None else []:
+        line = (
             f"tool order {row['target']} [{row['mode']}]: same choice in every order {row['consistency']}; "
             f"first offered plausible tool {row['first_offered']} vs chance {row['chance']}: {row['verdict']}"
         )
+        console.print(sanitize(line), highlight=False, markup=False, soft_wrap=True)
 
 
 def tool_order_context(metrics: RunMetrics) -> dict[str, Any] | None:
