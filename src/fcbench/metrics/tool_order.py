@@ -83,7 +83,7 @@ class _Tally:
     def add(self, view: RecordView, order: dict[str, object]) -> None:
         """Fold one accepted observation offered in ``order``."""
         index = order.get("index")
-        if not isinstance(index, int):
+        if not isinstance(index, int) or isinstance(index, bool):  # a record is data: fold only an index
             return
         names = view.outcome.call_names()
         choice = names[0] if names else str(view.outcome.kind)
