@@ -2,7 +2,8 @@
 
 A case may say who its user is (:class:`~fcbench.suite.models.Identity`: a ``user`` and their
 ``scopes``). The data set says what each tool needs (its ``authorization`` section, read by
-:func:`access_rules`) and who owns each record (an order's ``owner``)::
+:func:`access_rules`; the models are :mod:`fcbench.suite.access`'s) and who owns each record (an
+order's ``owner``)::
 
     "authorization": {"tools": {
         "lookup_order": {"scopes": ["orders:read"], "orders": ["order_id"]},
@@ -29,56 +30,28 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from fcbench.errors import CaseError
 from fcbench.fake_tools.results import error_code, fail
 from fcbench.fake_tools.store import CallContext, FakeStore
 from fcbench.fake_tools.toolbox import FakeTool, Implementation
+from fcbench.suite.access import AccessRule, AccessRules, store_rules
 from fcbench.suite.models import Identity
-
-AUTHORIZATION_KEY = "authorization"
-"""The data set's section of authorization rules."""
 
 DENIAL_DETAIL = "authorization: "
 """How the first detail of a denial for authorization starts."""
 
 
-class AccessRule(BaseModel):
-    """What one tool needs: scopes, and the arguments that name resources the user must own."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-    scopes: list[str] = Field(default_factory=list)
-    """Scopes the user must hold, every one of them."""
-    orders: list[str] = Field(default_factory=list)
-    """Arguments holding an order id: the order's ``owner`` must be the user."""
-    customers: list[str] = Field(default_factory=list)
-    """Arguments holding a customer (an e-mail): it must be the user."""
-
-
-class AccessRules(BaseModel):
-    """The data set's ``authorization`` section."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-    description: str = ""
-    """What the rules are for, for people reading the data set."""
-    tools: dict[str, AccessRule] = Field(default_factory=dict)
-    """Tool name -> its rule; a tool without one is not checked."""
-
-
 def access_rules(dataset: Mapping[str, Any], source: str = "dataset.json") -> AccessRules:
-    """The authorization rules of a data set (none when it has no ``authorization`` section);
-    :class:`~fcbench.errors.CaseError` naming ``source`` and the key when the section is malformed."""
-    section = dataset.get(AUTHORIZATION_KEY)
-    if section is None:
-        return AccessRules()
+    """The authorization rules of a data set (:func:`fcbench.suite.access.store_rules`; none when
+    it has no ``authorization`` section); :class:`~fcbench.errors.CaseError` naming ``source`` and
+    the key when the section is malformed."""
     try:
-        return AccessRules.model_validate(section)
+        return store_rules(dataset)
     except ValidationError as exc:
         error = exc.errors()[0]
-        where = ".".join(str(part) for part in (AUTHORIZATION_KEY, *error["loc"]))
+        where = ".".join(str(part) for part in error["loc"])
         raise CaseError(f"{where}: {error['msg']}", path=source) from exc
 
 
@@ -153,10 +126,7 @@ def is_authorization_denial(content: Any) -> bool:
 
 
 __all__ = [
-    "AUTHORIZATION_KEY",
     "DENIAL_DETAIL",
-    "AccessRule",
-    "AccessRules",
     "AuthorizedImplementation",
     "access_rules",
     "authorized_registry",

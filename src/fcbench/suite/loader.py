@@ -10,6 +10,7 @@ A suite is a folder, or one YAML or JSON file holding the same parts (:mod:`fcbe
     cases.jsonl                one case per line; blank lines are allowed
     recovery.jsonl             optional: multi-turn recovery scenarios (cases with ``recovery`` set)
     store.json                 optional: the fake tools' data set for this suite's recovery scenarios
+                               (its ``authorization`` rules: :mod:`fcbench.suite.access`)
     fakes.json                 optional: scripted fake tools by tool name (:mod:`fcbench.suite.fakes`)
 
 Every problem in every file is collected and raised together as one
@@ -33,6 +34,7 @@ from typing import Any
 
 from fcbench.contract import Tool
 from fcbench.errors import CaseError
+from fcbench.suite.access import check_store
 from fcbench.suite.checks import ToolContext
 from fcbench.suite.imports import read_tool_list
 from fcbench.suite.mcp_tools import fetch_sources, hash_sources, with_sources
@@ -252,8 +254,9 @@ def load_suite(name_or_path: str | Path, tool_sources: Sequence[str] = ()) -> Su
     context = with_sources(_load_tool_sets(reader, [s.tool_set for s in sourced]), sourced)
     context = apply_writes(context, info, info_report)
     cases = _load_cases(reader, context)
-    if (path / STORE_FILE).is_file():
-        reader.read_json(STORE_FILE)  # the fake tools' data is part of what a recovery run measures
+    store_file = _load_optional(reader, STORE_FILE)  # the fake tools' data: part of what is measured
+    if store_file:
+        check_store(store_file[1], _whole(reader, STORE_FILE, store_file[0]))
     claims_file = _load_optional(reader, CLAIMS_FILE)
     claims = (
         check_claims(claims_file[1], _whole(reader, CLAIMS_FILE, claims_file[0]))
