@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -55,6 +55,14 @@ def run_command(
     ] = None,
     repeats: Annotated[int | None, typer.Option(help="Repeats per case.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Requests in flight across the run.")] = None,
+    workers: Annotated[
+        str | None,
+        typer.Option(
+            help="Processes that share the run: a number, or 'auto' for the cores available (default 1); "
+            "bounded by the plan and --concurrency, which they share. Records and metrics are those of "
+            "one process.",
+        ),
+    ] = None,
     category: Annotated[
         list[str] | None, typer.Option(help="Only cases of this category (repeatable).")
     ] = None,
@@ -186,6 +194,7 @@ def run_command(
         targets=target,
         repeats=repeats,
         concurrency=concurrency,
+        workers=worker_option(workers),
         categories=category,
         tags=tag,
         cases=case,
@@ -342,6 +351,15 @@ def suite_names(spec: RunSpec) -> tuple[set[str], set[str]]:
     """The categories and the tags of the suite's cases (what gate thresholds may name)."""
     cases = spec.suite.cases
     return {c.category for c in cases}, {tag for c in cases for tag in c.tags}
+
+
+def worker_option(text: str | None) -> int | Literal["auto"] | None:
+    """``--workers``: ``auto`` or a whole number from 1; anything else is a config error naming the flag."""
+    if text is None or text == "auto":
+        return "auto" if text else None
+    if not text.isdigit() or int(text) < 1:
+        raise ConfigError(f"{text!r} is neither 'auto' nor a whole number from 1", key="--workers")
+    return int(text)
 
 
 def rate_pairs(pairs: list[str] | None, flag: str) -> dict[str, float] | None:
