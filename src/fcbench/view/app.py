@@ -138,7 +138,9 @@ def _add_run_routes(app: FastAPI, catalog: RunCatalog, root: Path) -> None:
         """The run's report page, reading its data from the JSON endpoints."""
         e = entry(key)
         s = catalog.summary(e)
-        html = render_page(s.metrics, s.collector, api=f"/api/runs/{quote(e.key)}", blocks=[])
+        html = catalog.page(
+            e, s, lambda: render_page(s.metrics, s.collector, api=f"/api/runs/{quote(e.key)}", blocks=[])
+        )
         return HTMLResponse(html, headers=NO_STORE)
 
     @app.get("/api/runs/{key:path}/report")

@@ -186,6 +186,8 @@ class RunCatalog:
     blob_indexes: dict[str, BlobIndex] = field(default_factory=dict)
     """The blob index of each run whose raw bodies were asked for, by key (rebuilt when the blob
     file changed)."""
+    pages: dict[str, tuple[Stamp, str]] = field(default_factory=dict)
+    """Each run's page as last rendered, by key, with the records' stamp of its summary."""
     closed: bool = False
     """Set by :meth:`close`: no read starts any more."""
 
@@ -267,6 +269,19 @@ class RunCatalog:
                 while len(self.blob_indexes) > CACHED_RUNS:
                     del self.blob_indexes[next(iter(self.blob_indexes))]
         return index
+
+    def page(self, entry: RunEntry, summary: RunSummary, render: Callable[[], str]) -> str:
+        """The run's page, ``render()`` called only when its summary changed since the last call."""
+        with self.lock:
+            kept = self.pages.get(entry.key)
+        if kept is not None and kept[0] == summary.stamp:
+            return kept[1]
+        html = render()
+        with self.lock:
+            self.pages[entry.key] = (summary.stamp, html)
+            while len(self.pages) > CACHED_RUNS:
+                del self.pages[next(iter(self.pages))]
+        return html
 
     def close(self) -> None:
         """Start no more reads and wake every request waiting for one (the server is stopping)."""
