@@ -75,7 +75,7 @@ def compare(
     from fcbench.report.gate import run_unsafe_writes
     from fcbench.report.github import render_compare_github
     from fcbench.report.pairing import parse_pair
-    from fcbench.report.pin_diff import pin_differences
+    from fcbench.report.pin_diff import mark_changed_tools, pin_differences
     from fcbench.store.records import read_manifest
 
     if max_drop < 0:
@@ -99,8 +99,10 @@ def compare(
         max_cost_increase=_percent(max_cost_increase, "--max-cost-increase"),
         unsafe=(run_unsafe_writes(base), run_unsafe_writes(new)),
     )
-    differences = pin_differences(read_manifest(base), read_manifest(new))
+    base_manifest, new_manifest = read_manifest(base), read_manifest(new)
+    differences = pin_differences(base_manifest, new_manifest)
     comparison = comparison.model_copy(update={"warnings": [*differences, *comparison.warnings]})
+    comparison = mark_changed_tools(comparison, base_manifest, new_manifest)
     renderers = {
         CompareFormat.md: render_compare_markdown,
         CompareFormat.json: render_compare_json,

@@ -17,6 +17,10 @@ is made of, and checks the rest against what the user's own side says:
   URL and auth (a mismatch names both sides), and the dataset hash (tools from MCP included),
   config hash and shard must match. A ``config.json`` whose left-out parts made the hash differ
   is refused with what to pass instead.
+
+The manifest also pins every tool the suite offers (:func:`tool_pins`): per tool set, the sha256 of
+each tool's canonical JSON of name, description and parameters, and the cases offered the set, so
+``fcbench compare`` can name the tools whose schema or description changed between two runs.
 """
 
 from __future__ import annotations
@@ -27,11 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from fcbench.config import RunConfig
+from fcbench.contract import Tool
 from fcbench.endpoints import MANAGED_SERVICE_NAMES, RunningService
 from fcbench.errors import RunStateError
 from fcbench.files import read_run_bytes
 from fcbench.run.plan import Target
-from fcbench.store.records import Manifest, PinnedTarget
+from fcbench.store.records import Manifest, PinnedTarget, ToolSetPin
+from fcbench.suite.imports import json_sha256
+from fcbench.suite.parts import Suite
 
 CONFIG_FILE = "config.json"
 """The effective config of a run, beside its manifest (``--resume`` without ``--config`` reads its plan)."""
@@ -64,6 +71,26 @@ def pinned_target(t: Target, name: str, running: Mapping[str, RunningService]) -
     if service is not None and service.pins:
         entry["service"] = dict(service.pins)
     return PinnedTarget(**entry)
+
+
+def tool_hash(tool: Tool) -> str:
+    """sha256 (hex) of the canonical JSON of ``tool``'s name, description and parameters."""
+    return json_sha256({"name": tool.name, "description": tool.description, "parameters": tool.parameters})
+
+
+def tool_pins(suite: Suite) -> dict[str, ToolSetPin]:
+    """Every tool set the suite's cases are offered (a case's own list as ``inline:<case id>``), with
+    a hash per tool and the cases offered it."""
+    tools: dict[str, list[Tool]] = {}
+    cases: dict[str, list[str]] = {}
+    for case in suite.cases:
+        name = case.tools if isinstance(case.tools, str) else f"inline:{case.id}"
+        tools.setdefault(name, suite.tools_for(case))
+        cases.setdefault(name, []).append(case.id)
+    return {
+        name: ToolSetPin(tools={t.name: tool_hash(t) for t in offered}, cases=cases[name])
+        for name, offered in tools.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -165,4 +192,6 @@ __all__ = [
     "not_taken",
     "pinned_target",
     "resume_base",
+    "tool_hash",
+    "tool_pins",
 ]

@@ -314,6 +314,17 @@ class JudgePin(BaseModel):
     """The temperature every judge request was sent with."""
 
 
+class ToolSetPin(BaseModel):
+    """One tool set of a run's suite as its manifest pins it: a hash per tool, and who was offered it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    tools: dict[str, str]
+    """Tool name -> sha256 (hex) of the canonical JSON of its name, description and parameters."""
+    cases: list[str] = Field(default_factory=list)
+    """Ids of the suite's cases offered this set, in suite order."""
+
+
 class Manifest(BaseModel):
     """Everything pinned for a run so two runs can be compared honestly."""
 
@@ -376,6 +387,9 @@ class Manifest(BaseModel):
     tool_order: str | None = Field(default=None, exclude_if=lambda order: order is None)
     """``reverse`` or ``shuffle:K``: the tools were offered in several orders per case (config
     ``tool_order``); left out for a run that offered them as the suite lists them."""
+    tool_sets: dict[str, ToolSetPin] = Field(default_factory=dict, exclude_if=lambda sets: not sets)
+    """Tool set name (``inline:<case id>`` for a case's own list) -> its per-tool hashes and cases, so
+    ``compare`` can name the tools that changed; empty in runs recorded before this field existed."""
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:
