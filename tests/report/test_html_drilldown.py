@@ -36,7 +36,7 @@ def test_drilldown_shows_raw_exchange_and_transcript(tmp_path: Path) -> None:
         text=True,
         timeout=240,
     )
-    assert run.returncode == 0, run.stderr
+    assert run.returncode in (0, 1), run.stderr  # 1: the run's gate failed (sim-eager makes unsafe writes)
     run_dir = next((tmp_path / "runs").iterdir())
     html = tmp_path / "report.html"
     made = subprocess.run(

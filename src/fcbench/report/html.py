@@ -19,7 +19,7 @@ from typing import Any
 import jinja2
 
 from fcbench.grading import RIGHT_DECISIONS
-from fcbench.metrics import CaseSummary, RunMetrics
+from fcbench.metrics import CaseSummary, Rate, RunMetrics, TargetMetrics
 from fcbench.report.common import (
     RATE_COLUMNS,
     anomaly_meaning,
@@ -33,7 +33,9 @@ from fcbench.report.common import (
     fmt_rate_ci,
     provider_error_rows,
 )
+from fcbench.report.failures import FAILURE_GROUPS, failure_group, failure_line, ordered
 from fcbench.report.html_data import (
+    LATENCY_BINS_MS,
     DataBlock,
     ObservationCollector,
     collect,
@@ -56,22 +58,36 @@ CHART_RATES: tuple[tuple[str, str], ...] = (
 """The rates of the chart: (TargetMetrics attribute, title)."""
 PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d")
 """Bar colours, one per target (repeated beyond eight)."""
+FAILURE_COLOURS = {
+    "pass": "#54a24b",
+    "acceptance": "#9d755d",
+    "decision": "#e45756",
+    "schema": "#f58518",
+    "arguments": "#eeca3b",
+    "recovery": "#b279a2",
+    "coverage loss": "#bab0ac",
+}
+"""The colour of passes and of each failure group in the failure bars."""
+WORST_SHOWN = 50
+"""Failing case x target rows the worst-cases table shows before "show more"."""
 STATIC_DIR = Path(__file__).with_name("static")
 """The page's script and style sheet, inlined into every page."""
 
 
 def matrix_data(metrics: RunMetrics) -> dict[str, Any]:
-    """The case x target matrix: columns, and one row per case (worst first) of ``[n, d, errors]``
-    cells (null where the target has no observation of the case)."""
+    """The case x target matrix: columns, and one row per case of ``[n, d, errors]`` cells (null
+    where the target has no observation of the case), worst first: by the lowest pass rate of any
+    target, then the most repeats behind it."""
     columns = [(t.target, t.mode) for t in metrics.targets]
     cells: dict[tuple[str, str, str], CaseSummary] = {(c.target, c.mode, c.case_id): c for c in metrics.cases}
     info: dict[str, CaseSummary] = {}
-    scores: dict[str, float] = {}
+    scores: dict[str, tuple[float, int]] = {}
     for c in metrics.cases:
         info.setdefault(c.case_id, c)
         if c.passed.d:
-            scores[c.case_id] = min(scores.get(c.case_id, 2.0), c.passed.n / c.passed.d)
-    order = sorted(info, key=lambda case_id: (scores.get(case_id, 2.0), case_id))
+            score = (c.passed.n / c.passed.d, -c.passed.d)
+            scores[c.case_id] = min(scores.get(c.case_id, score), score)
+    order = sorted(info, key=lambda case_id: (*scores.get(case_id, (2.0, 0)), case_id))
     rows = []
     for case_id in order:
         row = []
@@ -91,7 +107,7 @@ def rates_chart(metrics: RunMetrics) -> dict[str, Any]:
             r = getattr(t, attr)
             rates.append({"rate": r.rate, "low": r.low, "high": r.high, "text": fmt_rate_ci(r)})
         targets.append(
-            {"label": column_label(metrics, t), "colour": PALETTE[i % len(PALETTE)], "rates": rates}
+            {"label": column_title(metrics, t), "colour": PALETTE[i % len(PALETTE)], "rates": rates}
         )
     return {"titles": [title for _, title in CHART_RATES], "targets": targets}
 
@@ -108,7 +124,8 @@ def confusion_charts(metrics: RunMetrics) -> list[dict[str, Any]]:
         peak = max((v for row in counts for v in row), default=0) or 1
         charts.append(
             {
-                "label": column_label(metrics, t),
+                "label": column_title(metrics, t),
+                "column": column_label(metrics, t),
                 "kinds": kinds,
                 "decisions": decisions,
                 "counts": counts,
@@ -119,6 +136,98 @@ def confusion_charts(metrics: RunMetrics) -> list[dict[str, Any]]:
     return charts
 
 
+def column_title(metrics: RunMetrics, t: TargetMetrics) -> str:
+    """:func:`display_name`, with ``[mode]`` when the report covers several modes."""
+    return display_name(t) + (f" [{t.mode}]" if column_label(metrics, t) != t.target else "")
+
+
+def display_name(t: TargetMetrics | CaseSummary, names: dict[str, str] | None = None) -> str:
+    """A target as every view of the report names it: its config name and label, ``prod
+    (openai:gpt-4o)``, or the label alone when the config gave it no other name."""
+    name = t.name if isinstance(t, TargetMetrics) else (names or {}).get(t.target, "")
+    return f"{name} ({t.target})" if name and name != t.target else t.target
+
+
+def target_names(metrics: RunMetrics) -> dict[str, str]:
+    """Target label -> config name, for the targets whose config names them."""
+    return {t.target: t.name for t in metrics.targets if t.name and t.name != t.target}
+
+
+def ranked(metrics: RunMetrics) -> list[TargetMetrics]:
+    """The targets best first: by pass rate, then by the interval's lower bound (more evidence
+    first), then by label; targets with nothing scored last."""
+    return sorted(
+        metrics.targets,
+        key=lambda t: (
+            t.pass_rate.rate is None,
+            -(t.pass_rate.rate or 0.0),
+            -(t.pass_rate.low or 0.0),
+            t.target,
+        ),
+    )
+
+
+def failure_segments(observed: int, counts: dict[str, int]) -> list[dict[str, Any]]:
+    """The stacked failure bar of one target: passes, then each failure type, as shares of observed."""
+    failed = sum(counts.values())
+    parts = [("pass", max(observed - failed, 0)), *ordered(counts)]
+    return [
+        {
+            "kind": kind,
+            "group": failure_group(kind),
+            "n": n,
+            "share": round(100 * n / observed, 2) if observed else 0,
+            "colour": FAILURE_COLOURS.get(failure_group(kind), "#999"),
+            "title": f"{kind}: {n} of {observed} observations ({100 * n / observed:.1f}%)"
+            if observed
+            else kind,
+        }
+        for kind, n in parts
+        if n
+    ]
+
+
+def interval_bar(rate: Rate) -> dict[str, float] | None:
+    """Where the pass rate and its Wilson interval sit on a 0-100 scale (None when unmeasured)."""
+    if rate.rate is None or rate.low is None or rate.high is None:
+        return None
+    return {
+        "rate": round(100 * rate.rate, 2),
+        "low": round(100 * rate.low, 2),
+        "high": round(100 * rate.high, 2),
+    }
+
+
+def first_screen(metrics: RunMetrics, collector: ObservationCollector) -> dict[str, Any]:
+    """The ranked table of the first screen: one row per target (and mode), best first, with its
+    pass rate, interval and failure bar; ``recovery`` when any target ran the recovery mode."""
+    rows = []
+    for rank, t in enumerate(ranked(metrics), start=1):
+        counts = dict(collector.failures.of(t.target, t.mode))
+        rows.append(
+            {
+                "rank": rank,
+                "name": display_name(t),
+                "column": column_label(metrics, t),
+                "mode": t.mode,
+                "pass": fmt_rate_ci(t.pass_rate),
+                "interval": interval_bar(t.pass_rate),
+                "segments": failure_segments(collector.failures.observed[(t.target, t.mode)], counts),
+                "failures": failure_line(counts),
+                "recovery": fmt_rate_ci(t.recovery_success) if t.recovery_success.d else "–",
+                "coverage": f"{sum(t.provider_errors.values())} of {t.observed}",
+                "latency": fmt_number(t.latency_ms.p50),
+                "cost_per_pass": fmt_cost(t.cost_per_pass),
+                "sort": {
+                    "pass": t.pass_rate.rate if t.pass_rate.rate is not None else -1,
+                    "n": t.pass_rate.d,
+                },
+            }
+        )
+    legend = [{"group": g, "colour": FAILURE_COLOURS[g]} for g in ("pass", *FAILURE_GROUPS)]
+    return {"rows": rows, "legend": legend, "recovery": any(t.recovery_success.d for t in metrics.targets)}
+
+
 def summary_rows(metrics: RunMetrics) -> list[dict[str, Any]]:
     """One row of formatted figures per target (and mode)."""
     rows = []
@@ -126,7 +235,8 @@ def summary_rows(metrics: RunMetrics) -> list[dict[str, Any]]:
         s = t.stability
         rows.append(
             {
-                "label": t.target,
+                "label": display_name(t),
+                "column": column_label(metrics, t),
                 "mode": t.mode,
                 "rates": [fmt_rate_ci(getattr(t, attr)) for attr, _ in RATE_COLUMNS],
                 "anomalies": fmt_rate_ci(t.with_anomalies),
@@ -150,8 +260,32 @@ def report_data(metrics: RunMetrics, collector: ObservationCollector, raw_note: 
         "count": collector.count,
         "several_modes": len({t.mode for t in metrics.targets}) > 1,
         "matrix": matrix_data(metrics),
+        "names": {column_label(metrics, t): column_title(metrics, t) for t in metrics.targets},
+        "column_modes": {column_label(metrics, t): t.mode for t in metrics.targets},
+        "worst": worst_rows(metrics),
+        "worst_shown": WORST_SHOWN,
         "raw_note": raw_note,
     }
+
+
+def worst_rows(metrics: RunMetrics) -> list[list[Any]]:
+    """Every failing case x target, worst first (pass rate up, then more repeats first), as
+    ``[case, column, category, expected kind, passed, scorable, reasons, anomalies, tags]``."""
+    rows = [
+        [
+            c.case_id,
+            column_label(metrics, c),
+            c.category,
+            c.expected_kind,
+            c.passed.n,
+            c.passed.d,
+            "; ".join(f"{reason} (x{n})" for reason, n in c.reasons.items()),
+            fmt_counts(c.anomalies) if c.anomalies else "",
+            c.tags,
+        ]
+        for c in failing_cases(metrics)
+    ]
+    return sorted(rows, key=lambda r: (r[4] / r[5] if r[5] else 2.0, -r[5], r[0], r[1]))
 
 
 def filter_values(metrics: RunMetrics, collector: ObservationCollector) -> dict[str, list[str]]:
@@ -164,8 +298,70 @@ def filter_values(metrics: RunMetrics, collector: ObservationCollector) -> dict[
         ),
         "tag": sorted({tag for c in metrics.cases for tag in c.tags}),
         "decision": sorted(collector.decisions | {d for t in metrics.targets for d in t.decisions}),
+        "failure": failure_options(collector),
         "anomaly": sorted(collector.anomalies | {c for t in metrics.targets for c in t.anomalies}),
     }
+
+
+def failure_options(collector: ObservationCollector) -> list[str]:
+    """The failure filter's options: each failure group seen, each decision failure under it."""
+    kinds = {kind for counts in collector.failures.counts.values() for kind in counts}
+    groups = {failure_group(kind) for kind in kinds}
+    return [g for g in FAILURE_GROUPS if g in groups] + sorted(k for k in kinds if ": " in k)
+
+
+def rate_colour(rate: float | None) -> str:
+    """A heatmap cell's colour: red (0%) to green (100%), grey when unmeasured."""
+    return "#d9d9d9" if rate is None else f"hsl({round(120 * rate)}, 65%, 72%)"
+
+
+def breakdown_heatmap(metrics: RunMetrics) -> dict[str, Any]:
+    """Pass rate by category and by tag (rows) per target (columns, ranked), n/d on hover."""
+    targets = ranked(metrics)
+    rows = []
+    for kind, attr in (("category", "by_category"), ("tag", "by_tag")):
+        values = sorted({v for t in targets for v in getattr(t, attr)})
+        for value in values:
+            cells = []
+            for t in targets:
+                r = getattr(t, attr).get(value)
+                cells.append(
+                    None
+                    if r is None or not r.d
+                    else {
+                        "text": f"{100 * (r.rate or 0):.0f}%",
+                        "title": fmt_rate_ci(r),
+                        "colour": rate_colour(r.rate),
+                    }
+                )
+            rows.append({"kind": kind, "value": value, "cells": cells})
+    columns = [{"column": column_label(metrics, t), "title": column_title(metrics, t)} for t in targets]
+    return {"columns": columns, "rows": rows}
+
+
+def latency_charts(metrics: RunMetrics, collector: ObservationCollector) -> list[dict[str, Any]]:
+    """Per target: latency p50 / p95 and a histogram of its answered observations, and its cost
+    per passing observation."""
+    labels = [f"≤{b / 1000:g} s" if b >= 1000 else f"≤{b} ms" for b in LATENCY_BINS_MS]
+    labels.append(f">{LATENCY_BINS_MS[-1] / 1000:g} s")
+    charts = []
+    for t in ranked(metrics):
+        bins = collector.latency.get((t.target, t.mode), [0] * len(labels))
+        peak = max(bins) or 1
+        charts.append(
+            {
+                "title": column_title(metrics, t),
+                "column": column_label(metrics, t),
+                "p50": fmt_number(t.latency_ms.p50),
+                "p95": fmt_number(t.latency_ms.p95),
+                "cost_per_pass": fmt_cost(t.cost_per_pass),
+                "bins": [
+                    {"label": label, "n": n, "height": round(100 * n / peak, 1)}
+                    for label, n in zip(labels, bins, strict=True)
+                ],
+            }
+        )
+    return charts
 
 
 def page_context(
@@ -178,17 +374,11 @@ def page_context(
         "damaged": damaged_note(metrics.damaged_lines),
         "rate_titles": [title for _, title in RATE_COLUMNS],
         "summary": summary_rows(metrics),
+        "first": first_screen(metrics, collector),
+        "breakdown": breakdown_heatmap(metrics),
+        "latency": latency_charts(metrics, collector),
         "chart": rates_chart(metrics),
         "confusion_charts": confusion_charts(metrics),
-        "worst": [
-            {
-                "case": c,
-                "label": column_label(metrics, c),
-                "rate": fmt_rate_ci(c.passed, 0),
-                "anomalies": fmt_counts(c.anomalies),
-            }
-            for c in failing_cases(metrics, 50)
-        ],
         "errors": [(t.target, t.mode, code, n) for t, code, n in provider_error_rows(metrics)],
         "anomalies": [
             (t.target, t.mode, code, anomaly_meaning(code), n) for t, code, n in anomaly_rows(metrics)
@@ -229,7 +419,7 @@ def render_html(run_dir: Path, modes: list[str] | None = None, profile: str = "s
         if case_id in cases:
             cases[case_id].update(extra)
     blocks = [
-        data_block("report-data", report_data(metrics, collector, raw_note), plain_max=1 << 62),
+        data_block("report-data", report_data(metrics, collector, raw_note)),
         data_block("obs-data", collector.rows),
         data_block("case-data", cases),
     ]

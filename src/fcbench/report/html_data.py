@@ -16,6 +16,7 @@ them. Plain blocks have ``<``, ``>`` and ``&`` escaped so no text can close them
 from __future__ import annotations
 
 import base64
+import bisect
 import gc
 import gzip
 import json
@@ -30,6 +31,7 @@ import msgspec
 from fcbench.errors import FcbenchError
 from fcbench.files import open_run_file
 from fcbench.metrics import RunMetrics, compute_metrics, failure_reasons, record_anomalies
+from fcbench.report.failures import FailureCounts, failure_of
 from fcbench.store.blobs import BLOBS_FILE, iter_blobs
 from fcbench.store.records import RECORDS_FILE, read_manifest
 from fcbench.store.view import RecordView, iter_views
@@ -38,6 +40,8 @@ PLAIN_MAX_BYTES = 256 * 1024
 """Data blocks up to this size stay plain JSON (readable in the file); larger ones are compressed."""
 MAX_RAW_COMPRESSED_BYTES = 20 * 1024 * 1024
 """Raw bodies are embedded only when their blobs take at most this much, compressed."""
+LATENCY_BINS_MS = (100, 200, 500, 1000, 2000, 5000, 10000, 30000)
+"""Upper bounds (ms) of the latency histogram's bins; a last bin holds everything slower."""
 
 
 def json_for_script(text: str) -> str:
@@ -119,6 +123,7 @@ def observation_row(rec: RecordView, n: int) -> dict[str, Any]:
         "result": result_of(decision, passed),
         "anomalies": list(record_anomalies(rec)),
         "reasons": failure_reasons(verdict) if verdict and passed is not True and scorable else [],
+        "failure": failure_of(decision, passed, verdict, outcome.get("code")),
         "outcome": outcome,
         "verdict": verdict,
         "turns": rec.turn_data(),
@@ -156,6 +161,10 @@ class ObservationCollector:
     """Every anomaly code seen, on any record (provider errors and duplicates included)."""
     count: int = 0
     """Records seen."""
+    failures: FailureCounts = field(default_factory=FailureCounts)
+    """Failure types per target label and mode (:mod:`fcbench.report.failures`)."""
+    latency: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    """(target label, mode) -> observations per latency bin (:data:`LATENCY_BINS_MS`, then slower)."""
 
     def __call__(self, rec: RecordView) -> None:
         """Observe one record."""
@@ -166,6 +175,11 @@ class ObservationCollector:
         self.count += 1
         self.decisions.add(row["decision"])
         self.anomalies.update(row["anomalies"])
+        self.failures.add(row["target"], row["mode"], row["failure"])
+        latency = row["latency_ms"]
+        if isinstance(latency, (int, float)) and row["decision"] != "not_scored":
+            bins = self.latency.setdefault((row["target"], row["mode"]), [0] * (len(LATENCY_BINS_MS) + 1))
+            bins[bisect.bisect_left(LATENCY_BINS_MS, latency)] += 1
         case_id = row["case_id"]
         if case_id not in self.cases:
             self.cases[case_id] = case_info(rec)
@@ -174,7 +188,10 @@ class ObservationCollector:
 
 
 def expected_by_case(run_dir: Path) -> dict[str, Any]:
-    """Each case's ``expected`` (and ``note``) from the run's suite; empty when it cannot be loaded."""
+    """Each case's ``expected`` and ``note`` from the run's suite, and what a recovery conversation
+    of it must do (``recovery``: its success rule, the call that counts as repaired and the
+    forbidden tools); empty when the suite cannot be loaded."""
+    from fcbench.grading.recovery import effective_spec
     from fcbench.suite.loader import load_suite
 
     try:
@@ -182,10 +199,19 @@ def expected_by_case(run_dir: Path) -> dict[str, Any]:
         suite = load_suite(manifest.suite_ref or manifest.suite)
     except (FcbenchError, OSError, ValueError):
         return {}
-    return {
-        c.id: {"expected": c.expected.model_dump(mode="json", exclude_none=True), "note": c.note}
-        for c in suite.cases
-    }
+    out: dict[str, Any] = {}
+    for c in suite.cases:
+        spec = effective_spec(c)
+        out[c.id] = {
+            "expected": c.expected.model_dump(mode="json", exclude_none=True),
+            "note": c.note,
+            "recovery": {
+                "success": spec.success,
+                "expect_call": spec.expect_call.name if spec.expect_call else None,
+                "forbid_tools": list(spec.forbid_tools),
+            },
+        }
+    return out
 
 
 class BlobLine(msgspec.Struct):

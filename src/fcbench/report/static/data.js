@@ -1,6 +1,8 @@
 /* Data sources of the fcbench report page: the blocks embedded in the page (fcbench report -f html)
-   or the JSON endpoints of fcbench view. Both answer the same four questions with promises:
-   report(), query(filters, offset, limit), observation(n) and raw(n). */
+   or the JSON endpoints of fcbench view. Both answer the same questions with promises:
+   report(), query(filters, offset, limit), observation(n), raw(n), position(filters, n) (where
+   observation n is in the filtered list, and its neighbours) and cases(filters) (the case ids with
+   a matching observation; null when the source cannot tell, and then the page says so). */
 (function () {
   "use strict";
 
@@ -12,6 +14,7 @@
     if (f.decision && o.decision !== f.decision) { return false; }
     if (f.anomaly && o.anomalies.indexOf(f.anomaly) < 0) { return false; }
     if (f.result && o.result !== f.result) { return false; }
+    if (f.failure && !(o.failure === f.failure || (o.failure || "").split(":")[0] === f.failure)) { return false; }
     if (f.case && o.case_id !== f.case) { return false; }
     if (f.q && (o.search || "").indexOf(f.q.toLowerCase()) < 0) { return false; }
     return true;
@@ -21,6 +24,13 @@
   var RANK = {fail: 0, not_scored: 1, pass: 2};
   function listOrder(obs) {
     return obs.slice().sort(function (a, b) { return (RANK[a.result] - RANK[b.result]) || (a.n - b.n); });
+  }
+
+  /* Where observation n sits in a list of numbers, and its neighbours (null at either end). */
+  function neighbours(numbers, n) {
+    var index = numbers.indexOf(n);
+    return {index: index, total: numbers.length, prev: index > 0 ? numbers[index - 1] : null,
+      next: index >= 0 && index + 1 < numbers.length ? numbers[index + 1] : null};
   }
 
   function decompress(text) {
@@ -84,15 +94,34 @@
       });
       return searchable;
     }
+    var lastKey = null;
+    var lastMatch = null;
+    function matching(f) {
+      var key = JSON.stringify(f);
+      if (key !== lastKey) {
+        lastKey = key;
+        lastMatch = inOrder().then(function (obs) {
+          return f.q ? withSearch(obs) : obs;
+        }).then(function (obs) { return obs.filter(function (o) { return keep(o, f); }); });
+      }
+      return lastMatch;
+    }
     return {
       kind: "embedded",
       report: function () { return once("report-data"); },
       query: function (f, offset, limit) {
-        return inOrder().then(function (obs) {
-          return f.q ? withSearch(obs) : obs;
-        }).then(function (obs) {
-          var matched = obs.filter(function (o) { return keep(o, f); });
+        return matching(f).then(function (matched) {
           return {total: matched.length, offset: offset, rows: matched.slice(offset, offset + limit)};
+        });
+      },
+      position: function (f, n) {
+        return matching(f).then(function (matched) { return neighbours(matched.map(function (o) { return o.n; }), n); });
+      },
+      cases: function (f) {
+        return matching(f).then(function (matched) {
+          var found = Object.create(null);
+          matched.forEach(function (o) { found[o.case_id + "\u0000" + o.column] = true; found[o.case_id] = true; });
+          return found;
         });
       },
       observation: function (n) {
@@ -120,16 +149,37 @@
         return response.json();
       });
     }
+    function query(f, offset, limit) {
+      var p = new URLSearchParams();
+      Object.keys(f).forEach(function (k) { if (f[k]) { p.set(k, f[k]); } });
+      p.set("offset", String(offset));
+      p.set("limit", String(limit));
+      return get("/observations?" + p.toString());
+    }
+    var PAGE = 500;
+    var SCAN_PAGES = 40;
+    /* The neighbours of n: the filtered list read a page at a time until n is found (at most
+       SCAN_PAGES pages; further on, the position is unknown). */
+    function position(f, n) {
+      var numbers = [];
+      function page(offset, left) {
+        return query(f, offset, PAGE).then(function (res) {
+          res.rows.forEach(function (o) { numbers.push(o.n); });
+          var found = neighbours(numbers, n);
+          var more = offset + res.rows.length < res.total && res.rows.length > 0;
+          if (found.index >= 0 && (found.next !== null || !more)) { found.total = res.total; return found; }
+          if (!more || left <= 1) { return {index: found.index, total: res.total, prev: found.prev, next: null}; }
+          return page(offset + res.rows.length, left - 1);
+        });
+      }
+      return page(0, SCAN_PAGES);
+    }
     return {
       kind: "api",
       report: function () { return get("/report"); },
-      query: function (f, offset, limit) {
-        var p = new URLSearchParams();
-        Object.keys(f).forEach(function (k) { if (f[k]) { p.set(k, f[k]); } });
-        p.set("offset", String(offset));
-        p.set("limit", String(limit));
-        return get("/observations?" + p.toString());
-      },
+      query: query,
+      position: position,
+      cases: function () { return Promise.resolve(null); },
       observation: function (n) { return get("/observations/" + encodeURIComponent(n)); },
       raw: function (n) { return get("/observations/" + encodeURIComponent(n) + "/raw"); }
     };
