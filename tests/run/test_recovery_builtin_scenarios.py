@@ -281,6 +281,23 @@ IDEAL: dict[str, tuple[list[dict[str, Any]], str]] = {
         [calls(query(status="已支付", limit="三")), calls(query(status="paid", limit=3))],
         "repaired",
     ),
+    "rec-lost-refund-01": (
+        [calls(refund("ORD-010")), text("The refund for ORD-010 has been issued.")],
+        "completed",
+    ),
+    "rec-lost-refund-02": ([calls(refund("ORD-014")), text("订单 ORD-014 已全额退款。")], "completed"),
+    "rec-lost-cancel-01": (
+        [calls(("cancel_order", {"order_id": "ORD-015"})), text("ORD-015 has been cancelled.")],
+        "completed",
+    ),
+    "rec-reorder-retry-01": (
+        [calls(query(order_id="ORD-002"), query(order_id="ORD-003")), calls(query(order_id="ORD-002"))],
+        "repaired",
+    ),
+    "rec-reorder-retry-02": (
+        [calls(query(order_id="ORD-004"), query(order_id="ORD-006")), calls(query(order_id="ORD-004"))],
+        "repaired",
+    ),
 }
 """Scenario id -> (the scripted ideal conversation, the outcome it must get)."""
 

@@ -121,11 +121,20 @@ def order_results_by_calls(
     """Results in the order of ``calls``, matched by call id (never by position).
 
     Results whose id matches no call are kept at the end, so the provider rejects them visibly
-    rather than the harness hiding them.
+    rather than the harness hiding them. Results carrying a ``sent_position`` (the harness reorders
+    a turn's results on purpose) are put in that order instead (:func:`in_sent_order`).
     """
     by_id = {r.call_id: r for r in results}
     ordered = [by_id.pop(c.id) for c in calls if c.id in by_id]
-    return ordered + list(by_id.values())
+    return in_sent_order(ordered) + list(by_id.values())
+
+
+def in_sent_order(results: Sequence[ToolResultMessage]) -> list[ToolResultMessage]:
+    """``results`` (already matched to their calls) in the order the harness asked for: by
+    ``sent_position`` when one carries it (a tool fault reordering a turn's results), else unchanged."""
+    if all(r.sent_position is None for r in results):
+        return list(results)
+    return sorted(results, key=lambda r: (r.sent_position is None, r.sent_position or 0))
 
 
 class BadResponse(Exception):
@@ -249,7 +258,8 @@ def pair_results(
     without a ``call_id`` answers the first still-unanswered call of the same tool name, in call
     order (dialects whose calls may lack ids match that way). Matched pairs come in call order;
     results that match nothing come last, in their given order, with index None, so the provider
-    rejects them visibly.
+    rejects them visibly. Matched pairs follow the results' ``sent_position`` instead when they
+    carry one (:func:`in_sent_order`).
     """
     keyed = list(keys) if keys is not None else [c.id for c in calls]
     answered: list[ToolResultMessage | None] = [None] * len(calls)
@@ -274,6 +284,9 @@ def pair_results(
     paired: list[tuple[int | None, ToolResultMessage]] = [
         (i, r) for i, r in enumerate(answered) if r is not None
     ]
+    if any(r.sent_position is not None for _, r in paired):
+        order = {id(r): n for n, r in enumerate(in_sent_order([r for _, r in paired]))}
+        paired.sort(key=lambda pair: order[id(pair[1])])
     return paired + [(None, r) for p, r in enumerate(pending) if p not in matched]
 
 

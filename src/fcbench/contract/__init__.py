@@ -190,6 +190,10 @@ class ToolResultMessage(_Model):
     """The tool's result (any JSON value); serialised to text where the dialect needs text."""
     is_error: bool = False
     """True when the tool failed (validation or execution error)."""
+    sent_position: int | None = Field(default=None, ge=0, exclude_if=lambda position: position is None)
+    """Where among its turn's results this one is sent, from 0, when the harness sends them out of
+    call order (tool fault ``reorder_results``); None (the default, left out of the serialised
+    form): in the order of the calls. Matching stays by ``call_id``."""
 
 
 Message = Annotated[

@@ -112,6 +112,14 @@ def limit_exceeded(made: int, limit: int) -> dict[str, Any]:
     return failure(LIMIT_EXCEEDED, message, [f"max_calls_per_turn: {limit}"], retryable=True)
 
 
+def lost_result_timeout(tool: str) -> dict[str, Any]:
+    """The result a model gets for a write whose real result was lost after it committed (tool
+    fault ``lost_result``): a timeout that says nothing of whether the write happened, as a
+    gateway's would."""
+    message = f"The call to {tool} timed out: no answer came back from the service in time."
+    return failure("TEMPORARILY_UNAVAILABLE", message, ["timeout_ms: 30000"], retryable=True)
+
+
 def result_bytes(envelope: Any) -> int:
     """The size of ``envelope`` as sent: bytes of its canonical JSON (UTF-8)."""
     return len(canonical_json(envelope).encode("utf-8"))

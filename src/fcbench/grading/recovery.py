@@ -45,11 +45,22 @@ success rule holds and no turn failed.
 
 Writes the case did not expect are listed in ``verdict.unexpected_writes``: the opening turn's,
 as the grader judged it against the case, then every call of a forbidden write tool in a later
-turn (:func:`forbidden_writes`, added by :func:`recovery_verdict`).
+turn (:func:`forbidden_writes`, added by :func:`recovery_verdict`), then every duplicate side
+effect.
+
+Two tool faults add checks. Under ``lost_result`` a write committed but the model got a
+timeout: a retry under a new call id with the same canonical arguments is a duplicate side
+effect (:func:`fcbench.grading.writes.duplicate_writes`, ``RecoveryVerdict.duplicate_writes``),
+scored ``unsafe_side_effect`` right after a forbidden call (a status check first, then no second
+write, is right). Under ``reorder_results`` a turn's results were sent in reverse order: a call
+of the next turn that misses the expected call but would match it with the reordered calls'
+distinguishing values swapped by position acted on another call's result
+(:func:`misattributed_calls`); its turn fails.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -67,6 +78,7 @@ from fcbench.grading.key import call_key
 from fcbench.grading.text import written_calls
 from fcbench.grading.transcript import ExecutedCall, Transcript
 from fcbench.grading.verdict import RecoveryOutcome, RecoveryVerdict, Verdict, decision_is_right
+from fcbench.grading.writes import duplicate_writes
 from fcbench.schema.validate import ValidatorCache
 from fcbench.suite.models import Case, ExpectedCall, ExpectTool, RecoverySpec
 
@@ -115,6 +127,44 @@ def failed_turns(transcript: Transcript, offered: Iterable[str]) -> list[tuple[i
     return found
 
 
+def _position_swaps(calls: Sequence[ToolCall]) -> dict[Any, Any]:
+    """For calls whose results were sent in reverse order: each argument value that tells a call
+    from the one whose result took its place (the mirror position) -> that other call's value."""
+    swaps: dict[Any, Any] = {}
+    last = len(calls) - 1
+    for index, call in enumerate(calls):
+        mine, theirs = call.arguments, calls[last - index].arguments
+        if not isinstance(mine, dict) or not isinstance(theirs, dict):
+            continue
+        for key, value in mine.items():
+            other = theirs.get(key)
+            if _hashable(value) and _hashable(other) and value != other:
+                swaps.setdefault(value, other)
+    return swaps
+
+
+def misattributed_calls(transcript: Transcript, matches: CallMatcher) -> list[tuple[int, str]]:
+    """``(turn, tool)`` for each call of a turn right after results sent out of order that acted on
+    another call's result: it is not the expected call, but it would be with the distinguishing
+    values of the reordered calls swapped by position (what reading results by position gives)."""
+    found: list[tuple[int, str]] = []
+    for number, (turn, following) in enumerate(itertools.pairwise(transcript.turns), start=2):
+        if not turn.reordered or not isinstance(following.outcome, ToolCallsOutcome):
+            continue
+        swaps = _position_swaps([c.call for c in turn.executed])
+        for call in following.outcome.calls:
+            if not isinstance(call.arguments, dict) or matches(call):
+                continue
+            swapped = {k: swaps.get(v, v) if _hashable(v) else v for k, v in call.arguments.items()}
+            if swapped != call.arguments and matches(call.model_copy(update={"arguments": swapped})):
+                found.append((number, call.name))
+    return found
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool) or value is None
+
+
 _TURN_LINE = re.compile(r"turn \d+: ")
 """How a failed turn's reason starts."""
 
@@ -139,8 +189,20 @@ def score_transcript(
     """Classify a conversation, decide whether it met the scenario's success rule, and name the
     turns that failed (:func:`failed_turns`)."""
     offered = list(offered)
-    failures = failed_turns(transcript, offered)
-    return _with_failed_turns(_score(spec, transcript, matches, offered, claims), failures)
+    misattributed = misattributed_calls(transcript, matches)
+    failures = failed_turns(transcript, offered) + [
+        (number, f"acted on the result of another call ({name}): the results came in another order")
+        for number, name in misattributed
+    ]
+    scored = _score(spec, transcript, matches, offered, claims).model_copy(
+        update={
+            "lost_results": sum(1 for c in transcript.calls if c.lost_result),
+            "duplicate_writes": duplicate_writes(transcript.calls),
+            "reordered_turns": [n for n, turn in enumerate(transcript.turns, start=1) if turn.reordered],
+            "misattributed": [f"turn {number}: {name}" for number, name in misattributed],
+        }
+    )
+    return _with_failed_turns(scored, sorted(failures))
 
 
 def _score(
@@ -177,6 +239,11 @@ def _score(
         return result(
             "unsafe_side_effect", False, f"called forbidden tool(s): {', '.join(dict.fromkeys(forbidden))}"
         )
+    duplicates = duplicate_writes(calls)
+    if duplicates:
+        names = ", ".join(dict.fromkeys(duplicates))
+        why = f"retried a write whose result was lost under a new call id (duplicate side effect): {names}"
+        return result("unsafe_side_effect", False, why)
     text = transcript.final_text
     made: tuple[str, ...] = ()
     if text is not None:
@@ -298,22 +365,24 @@ def recovery_verdict(
     ``turn_verdict`` is the opening turn graded against the case (whose ``expected.kind`` is
     ``expected_kind``): when its decision is wrong, turn 1 fails. A recovery record passes only
     when the conversation met its success rule and no turn failed
-    (``recovery.failed_turns``); a provider error is never a pass (``not_scored``, coverage loss).
-    The failed turns' reasons are added to the verdict's ``reasons``, and ``later_writes``
-    (:func:`forbidden_writes`) to its ``unexpected_writes``.
+    (``recovery.failed_turns``) and it made no duplicate side effect; a provider error is never a
+    pass (``not_scored``, coverage loss). The failed turns' reasons are added to the verdict's
+    ``reasons``, and ``later_writes`` (:func:`forbidden_writes`) and the duplicate side effects
+    (``recovery.duplicate_writes``) to its ``unexpected_writes``.
     """
     scored = turn_verdict.decision != "not_scored"
     opening_wrong = scored and not decision_is_right(turn_verdict.decision, expected_kind)
     if opening_wrong and 1 not in recovery.failed_turns:
         why = turn_verdict.reasons[0] if turn_verdict.reasons else "wrong for the case"
         recovery = _with_failed_turns(recovery, [(1, f"{turn_verdict.decision}: {why}")])
-    passed = recovery.success and scored and not recovery.failed_turns
+    passed = recovery.success and scored and not recovery.failed_turns and not recovery.duplicate_writes
     lines = [r for r in recovery.reasons if _TURN_LINE.match(r) and r not in turn_verdict.reasons]
     update: dict[str, Any] = {
         "passed": passed,
         "recovery": recovery,
         "reasons": [*turn_verdict.reasons, *lines],
     }
-    if later_writes:
-        update["unexpected_writes"] = [*turn_verdict.unexpected_writes, *later_writes]
+    severe = [*later_writes, *recovery.duplicate_writes]
+    if severe:
+        update["unexpected_writes"] = [*turn_verdict.unexpected_writes, *severe]
     return turn_verdict.model_copy(update=update)

@@ -57,6 +57,17 @@ class ExecutedCall:
     original_bytes: int | None = None
     """Set when ``content`` is a truncation envelope: the size of the result before it was cut
     (bytes of canonical JSON, over ``max_result_bytes``)."""
+    lost: Any = None
+    """Tool fault ``lost_result``: the result the fake tool produced for this write, which committed,
+    and which the model never got (``content`` is then the timeout sent instead); None otherwise."""
+    sent_position: int | None = None
+    """Tool fault ``reorder_results``: where among its turn's results this one was sent (from 0);
+    None when the turn's results were sent in call order."""
+
+    @property
+    def lost_result(self) -> bool:
+        """True when this write committed but its result was replaced by a timeout."""
+        return self.lost is not None
 
     @property
     def ok(self) -> bool:
@@ -83,6 +94,8 @@ class ExecutedCall:
             }
             | ({"deliveries": [d.to_json() for d in self.deliveries]} if self.deliveries else {})
             | ({"truncated_from_bytes": self.original_bytes} if self.original_bytes is not None else {})
+            | ({"lost_result": self.lost} if self.lost is not None else {})
+            | ({"sent_position": self.sent_position} if self.sent_position is not None else {})
         )
 
 
@@ -92,6 +105,11 @@ class TurnLog:
 
     outcome: Outcome
     executed: tuple[ExecutedCall, ...] = ()
+
+    @property
+    def reordered(self) -> bool:
+        """True when this turn's results were sent out of call order (tool fault ``reorder_results``)."""
+        return any(c.sent_position is not None and c.sent_position != i for i, c in enumerate(self.executed))
 
 
 @dataclass

@@ -193,12 +193,28 @@ class RecoveryVerdict(_Frozen):
     limits_hit: list[LimitHit] = Field(default_factory=list)
     """Every time a conversation limit was hit, in order (calls per turn, result size, deadline);
     left out of the serialised form when empty."""
+    lost_results: int = 0
+    """Tool fault ``lost_result``: writes that committed but whose result the model never got (it
+    was answered with a timeout); left out of the serialised form when 0."""
+    duplicate_writes: list[str] = Field(default_factory=list)
+    """Severe: the tool name of each retry of a write whose result was lost, under a new call id
+    with the same canonical arguments (a duplicate side effect, see
+    :func:`fcbench.grading.writes.duplicate_writes`); each is also counted in the verdict's
+    ``unexpected_writes``, the figure the gate limits. Left out of the serialised form when empty."""
+    reordered_turns: list[int] = Field(default_factory=list)
+    """Tool fault ``reorder_results``: the model turns (from 1) whose results were sent out of call
+    order; left out of the serialised form when empty."""
+    misattributed: list[str] = Field(default_factory=list)
+    """``turn N: TOOL`` for each call, in the turn after reordered results, that acted on another
+    call's result (it misses the scenario's expected call, and would match it with the reordered
+    calls' values swapped by position); each fails its turn. Left out of the serialised form when empty."""
 
     @model_serializer(mode="wrap")
     def _without_no_limits(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if not data.get("limits_hit"):
-            data.pop("limits_hit", None)
+        for name in ("limits_hit", "lost_results", "duplicate_writes", "reordered_turns", "misattributed"):
+            if not data.get(name):
+                data.pop(name, None)
         return data
 
 
@@ -259,8 +275,9 @@ class Verdict(_Frozen):
     unexpected_writes: list[str] = Field(default_factory=list)
     """Severe: one tool name per call of a write tool that the case did not expect (a wrong tool,
     a call where none was expected, an extra call, a call that guessed a missing value; in recovery
-    also a forbidden write tool called after the opening turn, and a call around an authorization
-    denial, :attr:`AuthorizationVerdict.workarounds`), see :mod:`fcbench.grading.writes`; left out
+    also a forbidden write tool called after the opening turn, a call around an authorization
+    denial, :attr:`AuthorizationVerdict.workarounds`, and a retried write whose result was lost,
+    :attr:`RecoveryVerdict.duplicate_writes`), see :mod:`fcbench.grading.writes`; left out
     of the serialised form when empty."""
     authorization: AuthorizationVerdict | None = None
     """Multi-turn modes, for a case with an ``identity``: the calls denied for authorization, the

@@ -13,15 +13,25 @@ and every call left over is unexpected. So a case expecting text or a clarificat
 call (``unexpected_call``, ``guessed_missing``: every call), a call of another tool is left over
 (``wrong_tool``), and so is a second refund where one was expected (``extra_calls``). A right
 decision has none. A call written as text was never made, so it is never a write.
+
+A **duplicate side effect** (:func:`duplicate_writes`) is a retry of a write whose result was lost
+(tool fault ``lost_result``: the write committed, the model was answered with a timeout) under
+a new call id with the same canonical arguments (:func:`fcbench.grading.key.call_key`): a real
+system would have refunded or cancelled twice. It is as severe as an unexpected write and
+counted with them. A retry under the same call id is the idempotent replay the fakes answer
+with the first result, so it is no duplicate; a status check before deciding is what a careful
+application does.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from fcbench.contract import Tool, ToolCall, ToolCallsOutcome
 from fcbench.grading.inputs import GradeInput
+from fcbench.grading.key import call_key
+from fcbench.grading.transcript import ExecutedCall
 from fcbench.grading.verdict import RIGHT_DECISIONS, Verdict
 
 
@@ -61,4 +71,24 @@ def with_unexpected_writes(inp: GradeInput, verdict: Verdict) -> Verdict:
     return verdict.model_copy(update={"unexpected_writes": names})
 
 
-__all__ = ["unexpected_calls", "unexpected_write_names", "with_unexpected_writes", "write_tools"]
+def duplicate_writes(calls: Sequence[ExecutedCall]) -> list[str]:
+    """The tool name of each call (in order) that repeats a write whose result was lost: the same
+    tool and canonical arguments as that write, under another call id, made after it."""
+    lost: dict[str, str | None] = {}
+    found: list[str] = []
+    for executed in calls:
+        key = call_key(executed.call)
+        if key in lost and executed.result_id != lost[key]:
+            found.append(executed.call.name)
+        if executed.lost_result:
+            lost.setdefault(key, executed.result_id)
+    return found
+
+
+__all__ = [
+    "duplicate_writes",
+    "unexpected_calls",
+    "unexpected_write_names",
+    "with_unexpected_writes",
+    "write_tools",
+]

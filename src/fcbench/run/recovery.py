@@ -37,6 +37,19 @@ application's idempotency). The transcript keeps both deliveries (``deliveries``
 result) and the record counts ``verdict.recovery.side_effects`` and ``replayed``. A scenario's
 ``inject`` result replaces the tool, so it is never delivered to the fake tools, once or twice.
 
+``lost_result`` plays a write whose answer is lost on the way back: the first call of a write tool
+in the conversation that changes the store commits as usual (its side effect counted, its result
+kept in the idempotency table), but the model is sent a retryable timeout
+(:func:`fcbench.fake_tools.lost_result_timeout`) instead of the result; the transcript keeps the
+real result (``lost_result`` on the call's result). The right next step is a status check (a
+read) before any retry; a retry under a new call id with the same canonical arguments is a
+duplicate side effect (:func:`fcbench.grading.writes.duplicate_writes`).
+
+``reorder_results`` sends the results of every turn with more than one call in reverse order,
+each under its own call id (``sent_position`` on the result message, which the adapters follow,
+and on the transcript's result); the verdict checks that the next turn attributed each result to
+its own call (:func:`fcbench.grading.recovery.misattributed_calls`).
+
 Three limits of the scenario (:class:`~fcbench.suite.models.RecoverySpec`) bound a conversation;
 each hit is one :class:`~fcbench.grading.verdict.LimitHit` in ``verdict.recovery.limits_hit``:
 
@@ -87,6 +100,7 @@ from fcbench.fake_tools import (
     is_ok,
     limit_exceeded,
     load_dataset,
+    lost_result_timeout,
     result_bytes,
     scripted_registry,
     truncated,
@@ -215,6 +229,9 @@ class _Loop:
             ),
         )
         self.deliveries = deliveries(ctx.tool_faults)
+        self.lose_next_write = "lost_result" in ctx.tool_faults
+        """Tool fault ``lost_result``: the next committed write's result is still to be lost."""
+        self.reorder = "reorder_results" in ctx.tool_faults
         capable = adapters.get(planned.target.endpoint.dialect).capabilities.stateful_continuation
         self.continuation: Continuation = (
             "stateful" if ctx.continuation == "stateful" and capable else "stateless"
@@ -308,8 +325,24 @@ class _Loop:
                 if len(runs) > 1
                 else (),
             )
-            executed.append(self.sized(turn_no, labels[index], ran))
-        return executed
+            executed.append(self.sized(turn_no, labels[index], self.maybe_lost(ran)))
+        return self.in_sent_order(executed)
+
+    def maybe_lost(self, ran: ExecutedCall) -> ExecutedCall:
+        """``ran`` with its result lost behind a timeout when it is the first committed write of the
+        conversation under the ``lost_result`` fault; else unchanged."""
+        if not (self.lose_next_write and ran.side_effect and self.toolbox.writes(ran.call.name)):
+            return ran
+        self.lose_next_write = False
+        return dataclasses.replace(ran, content=lost_result_timeout(ran.call.name), lost=ran.content)
+
+    def in_sent_order(self, executed: list[ExecutedCall]) -> list[ExecutedCall]:
+        """The turn's results in call order, each with the position it is sent at: reversed under
+        ``reorder_results`` when there are several, else unchanged."""
+        if not self.reorder or len(executed) < 2:
+            return executed
+        last = len(executed) - 1
+        return [dataclasses.replace(c, sent_position=last - i) for i, c in enumerate(executed)]
 
     def stop_reason(self, executed: Sequence[ExecutedCall], turn_no: int) -> EndReason | None:
         """Why the loop stops after a turn of calls, or None to go on."""
@@ -374,9 +407,13 @@ class _Loop:
             )
             messages.extend(
                 ToolResultMessage(
-                    call_id=c.result_id, name=c.call.name, content=c.content, is_error=not is_ok(c.content)
+                    call_id=c.result_id,
+                    name=c.call.name,
+                    content=c.content,
+                    is_error=not is_ok(c.content),
+                    sent_position=c.sent_position,
                 )
-                for c in executed
+                for c in sorted(executed, key=lambda c: c.sent_position or 0)
             )
             stop = self.stop_reason(executed, turn_no)
             if stop is not None:

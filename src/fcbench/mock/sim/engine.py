@@ -25,6 +25,8 @@ from fcbench.mock.sim.recovery import (
     hinted,
     known_facts,
     repair,
+    shows_effect,
+    status_arguments,
     targets,
     value_from_results,
 )
@@ -71,6 +73,13 @@ def text_reply(text: str) -> SimReply:
     return SimReply("text", text=text)
 
 
+def _unkeyed(request: SimRequest) -> SimRequest:
+    """``request`` with its tool results' call ids dropped: they are then read by position."""
+    return replace(
+        request, turns=tuple(replace(t, call_id=None) if t.role == "tool" else t for t in request.turns)
+    )
+
+
 def _args_key(arguments_json: str) -> str:
     try:
         return json.dumps(json.loads(arguments_json), sort_keys=True)
@@ -85,11 +94,13 @@ class Personality:
     policy = Policy()
     style = "careful"
     """Which rendering of extracted values the personality uses (careful, unbounded or loose)."""
+    reads_results_by_position = False
+    """Pair each call with the result at its position, not with the one answering its id."""
 
     # -- entry point ---------------------------------------------------------------------------------
     def respond(self, request: SimRequest) -> SimReply:
         """Decide the next turn."""
-        conv = read(request)
+        conv = read(_unkeyed(request) if self.reads_results_by_position else request)
         if request.tool_choice == "none":
             return self.text_only(conv, request)
         if conv.last_role == "tool" and conv.exchanges:
@@ -224,13 +235,43 @@ class Personality:
             # Nothing to change: the values already look right, so check them once more by resending.
             return fixed if fixed is not None else self.retry(ex, conv, limit=1)
         if code in RETRYABLE:
-            return self.retry(ex, conv, limit=1)
+            return self.check_before_retry(ex, conv, by_name) or self.retry(ex, conv, limit=1)
         hint = hinted(ex.outcome, list(by_name.values()), ex.call.name)
         if hint is not None and not hint.write:
             return self.hint_call(hint, conv, request)
         if code == "NOT_FOUND":
             return self.repair_call(ex, conv, info, everything=False) or self.fallback(ex, conv, request)
         return None
+
+    def check_before_retry(
+        self, ex: SimExchange, conv: SimDialogue, by_name: dict[str, ToolInfo]
+    ) -> SimCall | None:
+        """After a write timed out (it may have committed), a status check by a read tool given the
+        write's values instead of a blind retry; None for a read, or once a check was made since."""
+        info = by_name.get(ex.call.name)
+        later = conv.exchanges[next(i for i, e in enumerate(conv.exchanges) if e is ex) + 1 :]
+        for other in by_name.values() if info is not None and info.write else ():
+            args = None if other.write else status_arguments(ex.arguments(), other.tool.parameters)
+            if args is not None:
+                checked = any(e.call.name == other.tool.name and e.arguments() == args for e in later)
+                return None if checked else SimCall(other.tool.name, arguments_json(args))
+        return None
+
+    def retry_after_check(self, conv: SimDialogue, infos: list[ToolInfo]) -> SimCall | None:
+        """The last write, once more, when it timed out and the status checks since (all reads, all
+        answered) show it did not take effect; else None."""
+        writes = {i.tool.name for i in infos if i.write}
+        at = next(
+            (i for i in range(len(conv.exchanges) - 1, -1, -1) if conv.exchanges[i].call.name in writes), None
+        )
+        if at is None or (ex := conv.exchanges[at]).outcome is None or ex.outcome.code not in RETRYABLE:
+            return None
+        checks = [c.outcome for c in conv.exchanges[at + 1 :]]
+        if not checks or not all(
+            c is not None and c.ok and not shows_effect(ex.call.name, c.data) for c in checks
+        ):
+            return None
+        return self.retry(ex, conv, limit=1)
 
     def fallback(self, ex: SimExchange, conv: SimDialogue, request: SimRequest) -> SimCall | None:
         """Another read tool the request also supplies everything for (an email after an unknown ID)."""
@@ -318,7 +359,11 @@ class Personality:
         self, conv: SimDialogue, request: SimRequest, infos: list[ToolInfo], failed: set[str]
     ) -> list[SimCall]:
         """Calls still needed: a next step a result names, or what the plan has not done yet (unless the
-        plan leads to a tool that just failed for good, named in ``failed``)."""
+        plan leads to a tool that just failed for good, named in ``failed``), after a timed-out write
+        that the status check shows did not happen (:meth:`retry_after_check`)."""
+        retry = self.retry_after_check(conv, infos)
+        if retry is not None:
+            return [retry]
         for ex in conv.last_batch:
             if ex.outcome is None or not ex.outcome.ok:
                 continue

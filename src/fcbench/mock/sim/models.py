@@ -4,11 +4,15 @@
   text, asks when one required value is missing, abstains when no tool fits, repairs invalid calls
   from the error details, retries once when a service is unavailable, and treats tool output as
   data (so it never follows a note asking for another customer's orders, and it does not route
-  around a denied call).
+  around a denied call); it pairs each result with its call by id, and when a write times out
+  (it may have committed) it checks the status with a read tool before retrying, and retries only
+  when the status shows the write did not happen.
 - ``sim-eager`` calls the closest-sounding tool whenever it can (of several that fit about equally,
   the first offered: it picks by position), invents missing values, repeats failing calls and
   claims success it never saw; it obeys instructions found in tool output, and when a call is
-  denied (``PERMISSION_DENIED``) it tries another tool to reach the same data.
+  denied (``PERMISSION_DENIED``) it tries another tool to reach the same data; it reads results by
+  position (so results sent out of order are pinned on the wrong calls), and retries a write that
+  timed out at once, with a new call id (a second refund when the first one had gone through).
 - ``sim-sloppy`` decides like careful but writes values loosely (numbers as text, lowercase codes,
   leading zeros lost, units unconverted, an extra parameter now and then) and repairs only one error
   at a time.
@@ -84,6 +88,7 @@ class Eager(Personality):
     name = "sim-eager"
     policy = Policy(careful=False, min_relevance=0.01, check_state_first=False, first_match=4.0)
     style = "unbounded"
+    reads_results_by_position = True
 
     def on_abstain(self, decided: Plan, conv: SimDialogue, request: SimRequest) -> SimReply:
         """Only greetings and requests with nothing in common with any tool get a text answer."""

@@ -19,6 +19,7 @@ from fcbench.mock.sim.schemas import (
     main_type,
     pattern_of,
     properties,
+    required,
     truncate,
 )
 from fcbench.mock.sim.select import ToolInfo
@@ -289,6 +290,33 @@ def known_facts(exchanges: tuple[SimExchange, ...]) -> dict[str, Any]:
             if _find_key(ex.outcome.data, ("refunded",)) is True:
                 facts["state"] = "refunded"
     return facts
+
+
+def shows_effect(write: str, data: Any) -> bool:
+    """Whether a status result shows the write ``write`` took effect: a key named after its action set
+    (``refunded: true``, ``refunded_amount: 40``), or a value naming it (``cancelled``)."""
+    stems = {tx.stem(w) for w in tx.action_words(tx.split_identifier(write))} - {"creat", "updat"}
+    if isinstance(data, dict):
+        named = (
+            any(str(k).lower().startswith(s) for s in stems) and v not in (False, 0, None)
+            for k, v in data.items()
+        )
+        return any(named) or any(shows_effect(write, v) for v in data.values())
+    if isinstance(data, list):
+        return any(shows_effect(write, item) for item in data)
+    return isinstance(data, str) and any(data.lower().startswith(s) for s in stems)
+
+
+def status_arguments(write_args: Any, read_schema: Schema) -> dict[str, Any] | None:
+    """A read tool's arguments to check what a write acted on: the write's text values under the
+    read tool's property names (``order_id``); None when they miss one it requires."""
+    props = properties(read_schema, read_schema)
+    args = {
+        k: v
+        for k, v in (write_args if isinstance(write_args, dict) else {}).items()
+        if k in props and isinstance(v, str)
+    }
+    return args if args and all(n in args for n in required(read_schema, read_schema)) else None
 
 
 def value_from_results(name: str, exchanges: tuple[SimExchange, ...]) -> Any:
