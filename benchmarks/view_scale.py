@@ -1,7 +1,7 @@
 """``fcbench view`` at scale in headless Chromium: page loads and one-observation loads at 10^3 .. 10^6.
 
 For each size, a run of N observations is written straight through the store's blob writer
-(records shaped as ``tests/support/html_runs.py`` shapes them: 4 targets, selection and recovery,
+(the records of ``tests/support/html_runs.py``'s ``scale_record``: 4 targets, selection and recovery,
 passes, failures of every kind, provider errors, anomalies, a unique raw response per observation
 compacted into ``blobs.jsonl.gz`` in batches of 32 as the runner writes them; the first record of
 each run is checked against the typed ``Record``). One real ``fcbench view`` serves them all, and
@@ -38,20 +38,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from html_runs import (  # noqa: E402
-    RECOVERY_SHARE,
     TARGETS,
-    TOOLS,
-    _observation,
-    _turns,
     case_prompt,
     chromium,
     running_view,
+    scale_manifest,
+    scale_record,
     write_suite,
 )
 
 from fcbench.store.blobs import BLOBS_FILE, BlobStore  # noqa: E402
-from fcbench.store.records import RECORDS_FILE, Manifest, Record, write_manifest  # noqa: E402
+from fcbench.store.records import RECORDS_FILE, Record, write_manifest  # noqa: E402
 
+WRITTEN = ".written"
+"""Marks a kept run written to the end."""
 BATCH = 32
 """Records per written batch (one gzip member of blobs each), as the runner's writer."""
 REPEATS = 5
@@ -73,81 +73,21 @@ SEARCH = """async ([api, q]) => {
 }"""
 
 
-def _manifest(run_id: str, suite: Path, n: int) -> Manifest:
-    return Manifest(
-        run_id=run_id,
-        fcbench_version="0.1.0",
-        suite="synthetic",
-        suite_ref=str(suite.resolve()),
-        dataset_version="1.0.0",
-        dataset_hash="0" * 64,
-        config_hash="c" * 64,
-        targets=[
-            {"label": f"{e}:{m}", "endpoint": e, "dialect": d, "model": m, "base_url": "http://127.0.0.1:1"}
-            for e, d, m in TARGETS
-        ],
-        modes=["selection", "recovery"],
-        repeats=REPEATS,
-        temperature=0.0,
-        seed=0,
-        planned=n,
-        started_at="2026-01-01T00:00:00Z",
-        finished_at="2026-01-01T01:00:00Z",
-    )
-
-
-def _record(seq: int, cases: int, run_id: str, rng: random.Random, blobs: BlobStore) -> dict[str, Any]:
-    """One record as the runner writes it, its raw exchange compacted into ``blobs``."""
-    endpoint, dialect, model = TARGETS[seq % len(TARGETS)]
-    case = (seq // len(TARGETS)) % cases
-    recovery = case % RECOVERY_SHARE == RECOVERY_SHARE - 1
-    outcome, verdict, anomalies = _observation(case, rng)
-    turns = _turns(case, outcome) if recovery and outcome["kind"] != "provider_error" else []
-    request = {
-        "model": model,
-        "messages": [{"role": "system", "content": "You are a shop assistant."}, case_prompt(case)],
-        "tools": TOOLS,
-    }
-    response = {"id": f"resp-{seq}", "model": model, "output": outcome, "usage": {"in": 420, "out": 25}}
-    return {
-        "run_id": run_id,
-        "seq": seq,
-        "started_at": "2026-01-01T00:00:00.000Z",
-        "dataset_version": "1.0.0",
-        "target": {"endpoint": endpoint, "dialect": dialect, "model": model},
-        "case_id": f"case-{case:04d}",
-        "case": {
-            "category": ["normal", "boundary", "adversarial"][case % 3],
-            "tags": [f"tag{case % 7}"],
-            "expected_kind": "tool",
-            "prompt": case_prompt(case),
-        },
-        "repeat": seq // (cases * len(TARGETS)),
-        "mode": "recovery" if recovery else "selection",
-        "outcome": outcome,
-        "anomalies": anomalies,
-        "verdict": verdict,
-        "latency_ms": round(rng.uniform(50, 900), 3),
-        "usage": {"input_tokens": 420, "output_tokens": 25},
-        "cost_usd": 0.0001,
-        "attempts": 1,
-        "turns": turns,
-        "raw": blobs.compact_raw({"request": request, "response": response}),
-    }
-
-
 def write_run(run_dir: Path, n: int, seed: int = 7) -> Path:
     """A run of ``n`` observations in ``run_dir`` (its suite inside it)."""
     rng = random.Random(seed)
     cases = max(1, n // (len(TARGETS) * REPEATS))
     run_dir.mkdir(parents=True, exist_ok=True)
-    write_manifest(run_dir, _manifest(run_dir.name, write_suite(run_dir / "suite", cases), n))
+    for stale in (RECORDS_FILE, BLOBS_FILE):
+        (run_dir / stale).unlink(missing_ok=True)
+    write_manifest(run_dir, scale_manifest(run_dir.name, write_suite(run_dir / "suite", cases), n, REPEATS))
     encode = msgspec.json.Encoder().encode
     blobs = BlobStore(run_dir / BLOBS_FILE)
     with (run_dir / RECORDS_FILE).open("wb") as fh:
         batch: list[bytes] = []
         for seq in range(n):
-            record = _record(seq, cases, run_dir.name, rng, blobs)
+            record = scale_record(seq, cases, run_dir.name, rng)
+            record["raw"] = blobs.compact_raw(record["raw"])
             if seq == 0:
                 Record.model_validate(record)  # the shape the runner writes
             batch.append(encode(record) + b"\n")
@@ -175,7 +115,7 @@ def measure(browser: Any, base: str, key: str, n: int, samples: int) -> dict[str
     page_url = f"{base}/runs/{key}"
     figures = {"open": _open_ms(browser, page_url), "first screen": _open_ms(browser, page_url)}
     tab = browser.new_page()
-    tab.goto(f"{base}/")
+    tab.goto(page_url)  # the page's own origin (the run list would read every run first)
     api = f"{base}/api/runs/{key}"
     rng = random.Random(n)
     wanted = [n - 1] + [rng.randrange(n) for _ in range(samples)]
@@ -214,9 +154,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         root = args.keep or Path(scratch) / "runs"
         for n in args.sizes:
-            if not (root / f"n{n}" / RECORDS_FILE).exists():
+            if not (root / f"n{n}" / WRITTEN).exists():
                 start = time.perf_counter()
                 run = write_run(root / f"n{n}", n)
+                (run / WRITTEN).touch()  # a kept run is reused only when it was written whole
                 size = (run / RECORDS_FILE).stat().st_size + (run / BLOBS_FILE).stat().st_size
                 took = time.perf_counter() - start
                 print(f"wrote {n:>9,} observations in {took:6.1f} s ({size / 2**20:,.0f} MiB)", flush=True)

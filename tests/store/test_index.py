@@ -8,40 +8,31 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from records_builder import RunBuilder, text_outcome
 
 from fcbench.errors import RunStateError
 from fcbench.store.blobs import BLOBS_FILE, BlobStore, blob_refs, expand_blobs, load_blob_closure
 from fcbench.store.index import blob_index, file_stamp, record_offsets
-from fcbench.store.records import RECORDS_FILE, CaseRef, Record, RecordWriter, TargetRef
+from fcbench.store.records import RECORDS_FILE
 from fcbench.store.view import iter_views
 
 TOOLS = [{"name": f"tool_{i}", "description": "d" * 120} for i in range(3)]
 
 
-def _record(seq: int) -> Record:
-    request = {"model": "m", "tools": TOOLS, "messages": [{"role": "user", "content": f"prompt {seq} " * 30}]}
-    response = {"id": f"resp-{seq}", "choices": [{"message": {"content": "x" * (100 + seq)}}]}
-    return Record(
-        run_id="r",
-        seq=seq,
-        started_at="t",
-        dataset_version="1",
-        target=TargetRef(endpoint="e", dialect="d", model="m"),
-        case_id=f"c{seq}",
-        case=CaseRef(category="normal", expected_kind="text"),
-        repeat=0,
-        mode="selection",
-        outcome={"kind": "text", "text": f"answer {seq}"},
-        raw={"request": request, "response": response},
-    )
-
-
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
-    with RecordWriter(tmp_path / RECORDS_FILE, batch=5) as writer:
-        for seq in range(40):
-            writer.append(_record(seq))
-    return tmp_path
+    run = RunBuilder(tmp_path)
+    for seq in range(200):  # 7 batches of blobs: one gzip member each
+        request = {
+            "model": "m",
+            "tools": TOOLS,
+            "messages": [{"role": "user", "content": f"prompt {seq} " * 30}],
+        }
+        response = {"id": f"resp-{seq}", "choices": [{"message": {"content": "x" * (100 + seq)}}]}
+        run.add(
+            f"c{seq}", text_outcome(f"answer {seq}"), None, raw={"request": request, "response": response}
+        )
+    return run.write()
 
 
 def test_record_numbers_match_every_reader_despite_damage(run_dir: Path) -> None:
@@ -51,10 +42,10 @@ def test_record_numbers_match_every_reader_despite_damage(run_dir: Path) -> None
     path.write_bytes(b"\n".join(damaged))  # a torn last line, without its newline
     offsets = record_offsets(path)
     views = list(iter_views(path))
-    assert len(offsets) == len(views) == 40
-    found = offsets.views(path, [0, 3, 39, 40, -1])
-    assert sorted(found) == [0, 3, 39]
-    for n in (0, 3, 39):
+    assert len(offsets) == len(views) == 200
+    found = offsets.views(path, [0, 3, 199, 200, -1])
+    assert sorted(found) == [0, 3, 199]
+    for n in (0, 3, 199):
         assert found[n].seq == views[n].seq == n
     assert offsets.fresh(path)
     with path.open("ab") as fh:

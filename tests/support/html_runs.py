@@ -25,11 +25,9 @@ from records_builder import call_outcome, error_outcome, text_outcome, verdict
 
 from fcbench.store.records import (
     RECORDS_FILE,
-    CaseRef,
     Manifest,
     Record,
     RecordWriter,
-    TargetRef,
     write_manifest,
 )
 
@@ -146,6 +144,70 @@ def write_suite(folder: Path, cases: int) -> Path:
     return folder
 
 
+def scale_manifest(run_id: str, suite: Path, n: int, repeats: int) -> Manifest:
+    """The manifest of a synthetic run of ``n`` observations (4 targets, selection and recovery)."""
+    return Manifest(
+        run_id=run_id,
+        fcbench_version="0.1.0",
+        suite="synthetic",
+        suite_ref=str(suite.resolve()),
+        dataset_version="1.0.0",
+        dataset_hash="0" * 64,
+        config_hash="c" * 64,
+        targets=[
+            {"label": f"{e}:{m}", "endpoint": e, "dialect": d, "model": m, "base_url": "http://127.0.0.1:1"}
+            for e, d, m in TARGETS
+        ],
+        modes=["selection", "recovery"],
+        repeats=repeats,
+        temperature=0.0,
+        seed=0,
+        planned=n,
+        started_at="2026-01-01T00:00:00Z",
+        finished_at="2026-01-01T01:00:00Z",
+    )
+
+
+def scale_record(seq: int, cases: int, run_id: str, rng: random.Random) -> dict[str, Any]:
+    """Observation ``seq`` of a synthetic run of ``cases`` cases, as the fields of a
+    :class:`~fcbench.store.records.Record` (its raw exchange not yet compacted)."""
+    endpoint, dialect, model = TARGETS[seq % len(TARGETS)]
+    case = (seq // len(TARGETS)) % cases
+    recovery = case % RECOVERY_SHARE == RECOVERY_SHARE - 1
+    outcome, verdict_, anomalies = _observation(case, rng)
+    turns = _turns(case, outcome) if recovery and outcome["kind"] != "provider_error" else []
+    request = {
+        "model": model,
+        "messages": [{"role": "system", "content": "You are a shop assistant."}, case_prompt(case)],
+        "tools": TOOLS,
+    }
+    response = {"id": f"resp-{seq}", "model": model, "output": outcome, "usage": {"in": 420, "out": 25}}
+    return {
+        "run_id": run_id,
+        "seq": seq,
+        "started_at": "2026-01-01T00:00:00.000Z",
+        "dataset_version": "1.0.0",
+        "target": {"endpoint": endpoint, "dialect": dialect, "model": model},
+        "case_id": f"case-{case:04d}",
+        "case": {
+            "category": ["normal", "boundary", "adversarial"][case % 3],
+            "tags": [f"tag{case % 7}"],
+            "expected_kind": "tool",
+            "prompt": case_prompt(case),
+        },
+        "repeat": seq // (cases * len(TARGETS)),
+        "mode": "recovery" if recovery else "selection",
+        "outcome": outcome,
+        "anomalies": anomalies,
+        "verdict": verdict_,
+        "latency_ms": round(rng.uniform(50, 900), 3),
+        "usage": {"input_tokens": 420, "output_tokens": 25},
+        "cost_usd": 0.0001,
+        "turns": turns,
+        "raw": {"request": request, "response": response},
+    }
+
+
 def scale_run(run_dir: Path, n: int = 10_000, *, seed: int = 7, repeats: int = 5, run_id: str = "") -> Path:
     """Write a run of ``n`` observations (4 targets, ``n / (4 * repeats)`` cases) and return its folder;
     its suite is written to the folder ``suite`` inside it."""
@@ -154,80 +216,10 @@ def scale_run(run_dir: Path, n: int = 10_000, *, seed: int = 7, repeats: int = 5
     run_dir.mkdir(parents=True, exist_ok=True)
     run_id = run_id or run_dir.name
     suite = write_suite(run_dir / "suite", cases)
-    modes = ["selection", "recovery"]
-    write_manifest(
-        run_dir,
-        Manifest(
-            run_id=run_id,
-            fcbench_version="0.1.0",
-            suite="synthetic",
-            suite_ref=str(suite.resolve()),
-            dataset_version="1.0.0",
-            dataset_hash="0" * 64,
-            config_hash="c" * 64,
-            targets=[
-                {
-                    "label": f"{e}:{m}",
-                    "endpoint": e,
-                    "dialect": d,
-                    "model": m,
-                    "base_url": "http://127.0.0.1:1",
-                }
-                for e, d, m in TARGETS
-            ],
-            modes=modes,
-            repeats=repeats,
-            temperature=0.0,
-            seed=0,
-            planned=n,
-            started_at="2026-01-01T00:00:00Z",
-            finished_at="2026-01-01T01:00:00Z",
-        ),
-    )
+    write_manifest(run_dir, scale_manifest(run_id, suite, n, repeats))
     with RecordWriter(run_dir / RECORDS_FILE) as writer:
         for seq in range(n):
-            endpoint, dialect, model = TARGETS[seq % len(TARGETS)]
-            case = (seq // len(TARGETS)) % cases
-            recovery = case % RECOVERY_SHARE == RECOVERY_SHARE - 1
-            outcome, verdict_, anomalies = _observation(case, rng)
-            turns = _turns(case, outcome) if recovery and outcome["kind"] != "provider_error" else []
-            request = {
-                "model": model,
-                "messages": [{"role": "system", "content": "You are a shop assistant."}, case_prompt(case)],
-                "tools": TOOLS,
-            }
-            response = {
-                "id": f"resp-{seq}",
-                "model": model,
-                "output": outcome,
-                "usage": {"in": 420, "out": 25},
-            }
-            writer.append(
-                Record(
-                    run_id=run_id,
-                    seq=seq,
-                    started_at="2026-01-01T00:00:00.000Z",
-                    dataset_version="1.0.0",
-                    target=TargetRef(endpoint=endpoint, dialect=dialect, model=model),
-                    case_id=f"case-{case:04d}",
-                    case=CaseRef(
-                        category=["normal", "boundary", "adversarial"][case % 3],
-                        tags=[f"tag{case % 7}"],
-                        expected_kind="tool",
-                        prompt=case_prompt(case),
-                    ),
-                    repeat=seq // (cases * len(TARGETS)),
-                    mode="recovery" if recovery else "selection",
-                    outcome=outcome,  # type: ignore[arg-type]
-                    anomalies=anomalies,
-                    verdict=verdict_,  # type: ignore[arg-type]
-                    latency_ms=round(rng.uniform(50, 900), 3),
-                    usage={"input_tokens": 420, "output_tokens": 25},  # type: ignore[arg-type]
-                    cost_usd=0.0001,
-                    turns=turns,  # type: ignore[arg-type]
-                    raw={"request": request, "response": response},
-                )
-            )
+            writer.append(Record.model_validate(scale_record(seq, cases, run_id, rng)))
     return run_dir
 
 
