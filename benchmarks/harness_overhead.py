@@ -18,8 +18,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import cProfile
 import math
 import os
+import pstats
 import resource
 import tempfile
 import time
@@ -72,6 +74,10 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=int, default=100)
     parser.add_argument("--dialect", default="openai-chat", choices=sorted(BASE_PATHS))
     parser.add_argument("--model", default="stub-model", help="model name sent (the stub ignores it)")
+    parser.add_argument(
+        "--profile", type=int, default=0, metavar="TOP", help="profile the run, print TOP functions"
+    )
+    parser.add_argument("--profile-out", help="with --profile: also write the profile (pstats) here")
     args = parser.parse_args()
     os.environ.setdefault(KEY_ENV, "bench-key")
 
@@ -100,7 +106,12 @@ def main() -> None:
             spec = prepare(config, out_root=Path(tmp))
             stub_before = process_cpu_seconds(proc.pid)
             cpu_before, wall_before = cpu_seconds(), time.perf_counter()
+            profiler = cProfile.Profile() if args.profile else None
+            if profiler is not None:
+                profiler.enable()
             result = asyncio.run(execute(spec))
+            if profiler is not None:
+                profiler.disable()
             wall = time.perf_counter() - wall_before
             cpu = cpu_seconds() - cpu_before
             stub_cpu = process_cpu_seconds(proc.pid) - stub_before
@@ -123,9 +134,20 @@ def main() -> None:
     print(f"CPU per observation {1000 * cpu / n:.2f} ms (user+sys of the runner process)")
     print(f"peak RSS            {peak_mib:.0f} MiB")
     print(
+        f"in flight           {n * mean_latency / 1000 / wall:.0f} requests on average "
+        f"({100 * n * mean_latency / 1000 / wall / args.concurrency:.0f}% of the concurrency; "
+        "recorded latency x observations / wall)"
+    )
+    print(
         f"stub CPU per obs.   {1000 * stub_cpu / n:.2f} ms (the provider's share, another process; "
         f"{os.cpu_count()} cores on this machine)"
     )
+    if profiler is not None:
+        print(f"\nprofile of the run, top {args.profile} functions by own time (the profiler slows the run):")
+        stats = pstats.Stats(profiler)
+        if args.profile_out:
+            stats.dump_stats(args.profile_out)
+        stats.sort_stats("tottime").print_stats(args.profile)
 
 
 if __name__ == "__main__":

@@ -42,11 +42,13 @@ from fcbench.run.judge import JUDGE_TEMPERATURE, Judge, judging
 from fcbench.run.modes import Observer, observe
 from fcbench.run.observe import ObservationContext, RequestHeaders, TurnRequest, now_iso
 from fcbench.run.pins import CONFIG_FILE, check_pinned, not_taken, pinned_target, resume_base
-from fcbench.run.plan import Planned, Shard, Target, build_plan, execution_order, planned_by, select_cases
-from fcbench.run.pool import FailFast, ProgressSink, run_plan
+from fcbench.run.plan import Plan, Planned, Shard, Target, select_cases
+from fcbench.run.pool import FailFast, ProgressSink
 from fcbench.run.tool_order import orders_per_case, tool_orders
+from fcbench.run.workers import observe_plan
 from fcbench.schema.validate import ValidatorCache
 from fcbench.store.lock import run_dir_lock
+from fcbench.store.merge import fold_worker_streams
 from fcbench.store.records import (
     RECORDS_FILE,
     JudgePin,
@@ -270,7 +272,7 @@ def estimate(spec: RunSpec) -> PlanEstimate:
         else:
             cost += one * turns
     return PlanEstimate(
-        planned_by=planned_by(plan),
+        planned_by=plan.planned_by(),
         cases=len({p.case.id for p in plan}),
         requests_min=low,
         requests_max=high,
@@ -295,7 +297,8 @@ def _filtered_cases(spec: RunSpec, **sampling: Any) -> list[Case]:
     )
 
 
-def _plan(spec: RunSpec) -> list[Planned]:
+def _plan(spec: RunSpec) -> Plan:
+    """The plan of ``spec`` (of its shard), expanded lazily (:class:`~fcbench.run.plan.Plan`)."""
     config = spec.config
     cases = _filtered_cases(
         spec,
@@ -305,10 +308,10 @@ def _plan(spec: RunSpec) -> list[Planned]:
         include_pending=config.include_pending,
     )
     repeats = config.repeats * orders_per_case(config.tool_order)  # each order `repeats` times
-    plan = [*build_plan(spec.targets, cases, repeats, config.modes)]
-    if not plan:
+    plan = Plan(spec.targets, cases, repeats, config.modes)
+    if not plan.planned_by():
         raise ConfigError("no selected case applies to the selected modes", key="modes")
-    return [p for p in plan if spec.shard is None or spec.shard.owns(p.seq)]
+    return replace(plan, shard=spec.shard)
 
 
 def pending_not_scored(spec: RunSpec) -> int:
@@ -326,7 +329,7 @@ def _service_url(target: Target, running: Mapping[str, RunningService]) -> str |
 
 
 def _manifest(
-    spec: RunSpec, plan: list[Planned], pinned: list[Target], running: Mapping[str, RunningService]
+    spec: RunSpec, plan: Plan, pinned: list[Target], running: Mapping[str, RunningService]
 ) -> Manifest:
     config = spec.config
     names = config.target_names()
@@ -344,7 +347,7 @@ def _manifest(
         temperature=config.temperature,
         seed=config.seed,
         planned=len(plan),
-        planned_by=planned_by(plan),
+        planned_by=plan.planned_by(),
         shard=str(spec.shard) if spec.shard else None,
         tool_faults=list(config.tool_faults),
         continuation=config.continuation,
@@ -464,23 +467,26 @@ async def execute(
                 spec.run_dir / CONFIG_FILE, config.model_dump_json(indent=2, by_alias=False) + "\n"
             )
             write_manifest(spec.run_dir, manifest)
+        fold_worker_streams(spec.run_dir)  # a stopped multi-worker run's streams, before anything else
         done = recorded_keys(spec.run_dir)
-        todo = [p for p in execution_order(plan) if p.key not in done]
+        done_here = [key for key in done if plan.seq_of(key) is not None]
         ctx = _observation_context(spec, len(plan), headers)
         transport = ctx.transport
         sink = progress or ProgressSink()
-        already = Counter(p.target.label for p in plan if p.key in done)
-        sink.start(dict(Counter(p.target.label for p in plan)), dict(already))
+        already = Counter(label for label, *_ in done_here)
+        totals = {label: sum(by_mode.values()) for label, by_mode in plan.planned_by().items()}
+        sink.start(totals, {label: already[label] for label in totals if already[label]})
 
         guard = FailFast(limit=config.gate.fail_fast)
         judge = spec.judge
         observer: Observer = observe
         if judge is not None:
-            resolved = replace(judge, endpoint=judge.endpoint.resolved(_service_url(judge, running)))
-            observer = judging(observe, Judge(resolved, load_rubric()))
+            judge = replace(judge, endpoint=judge.endpoint.resolved(_service_url(judge, running)))
+            observer = judging(observe, Judge(judge, load_rubric()))
         try:
-            recorded = await run_plan(
-                ctx, todo, observer, spec.run_dir / RECORDS_FILE, sink, config.concurrency, guard
+            size = len(plan) - len(done_here)
+            recorded, retries = await observe_plan(
+                spec, plan, ctx, observer, sink, guard, done=done, size=size, judge=judge
             )
         finally:
             await transport.aclose()
@@ -492,8 +498,8 @@ async def execute(
         manifest,
         len(plan),
         recorded,
-        len(plan) - len(todo),
-        transport.retries_spent,
+        len(done_here),
+        retries,
         guard.stopped,
     )
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import fnmatch
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from fcbench.config import TargetSettings
 from fcbench.contract import MODES
@@ -206,3 +207,138 @@ def planned_by(plan: Sequence[Planned]) -> dict[str, dict[str, int]]:
         by_mode = counts.setdefault(p.target.label, {})
         by_mode[p.mode] = by_mode.get(p.mode, 0) + 1
     return counts
+
+
+@dataclass(frozen=True)
+class _CaseSlot:
+    """Where one case's observations sit in a target's part of the plan."""
+
+    case: Case
+    """The case."""
+    offset: int
+    """Plan position (``seq``) of the case's first observation within one target's part."""
+    modes: tuple[str, ...]
+    """The run's modes that apply to the case, in the run's order."""
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """The plan of a run (or of one shard of it), expanded one observation at a time.
+
+    The same observations, ``seq`` numbers and orders as :func:`build_plan` (plan order) and
+    :func:`execution_order` (the order they are sent in), but nothing is built before it is asked
+    for: what is kept is one small slot per case, so the first request of a run leaves before the
+    rest of its plan exists, and memory does not grow with the number of observations. The counts
+    (:meth:`__len__`, :meth:`planned_by`) are computed from the slots, and :meth:`seq_of` finds an
+    observation's place from its key (resume).
+    """
+
+    targets: Sequence[Target]
+    """Resolved targets, in config order."""
+    cases: Sequence[Case]
+    """The selected cases, in suite order."""
+    repeats: int
+    """Repeats per case, target and mode."""
+    modes: Sequence[str]
+    """The run's modes, in config order."""
+    shard: Shard | None = None
+    """The slice of the plan this is (None: all of it)."""
+
+    @cached_property
+    def _slots(self) -> list[_CaseSlot]:
+        """One slot per case, in suite order."""
+        slots: list[_CaseSlot] = []
+        offset = 0
+        for case in self.cases:
+            modes = tuple(mode for mode in self.modes if mode_applies(mode, case))
+            slots.append(_CaseSlot(case, offset, modes))
+            offset += self.repeats * len(modes)
+        return slots
+
+    @cached_property
+    def _slot_of(self) -> dict[str, _CaseSlot]:
+        """Case id -> its slot."""
+        found: dict[str, _CaseSlot] = {}
+        for slot in self._slots:
+            found.setdefault(slot.case.id, slot)
+        return found
+
+    @cached_property
+    def _target_index(self) -> dict[str, int]:
+        return {target.label: index for index, target in enumerate(self.targets)}
+
+    @cached_property
+    def _per_target(self) -> int:
+        """Observations in one target's part of the whole plan (before sharding)."""
+        return sum(self.repeats * len(slot.modes) for slot in self._slots)
+
+    def _seq(self, target: int, slot: _CaseSlot, repeat: int, mode: int) -> int:
+        return target * self._per_target + slot.offset + repeat * len(slot.modes) + mode
+
+    def _owns(self, seq: int) -> bool:
+        return self.shard is None or self.shard.owns(seq)
+
+    def __iter__(self) -> Iterator[Planned]:
+        """Every observation in plan order (``seq`` ascending)."""
+        for target_index, target in enumerate(self.targets):
+            for slot in self._slots:
+                for repeat in range(self.repeats):
+                    for mode_index, mode in enumerate(slot.modes):
+                        seq = self._seq(target_index, slot, repeat, mode_index)
+                        if self._owns(seq):
+                            yield Planned(seq=seq, target=target, case=slot.case, repeat=repeat, mode=mode)
+
+    def in_execution_order(self, skip: Collection[ObservationKey] = ()) -> Iterator[Planned]:
+        """Every observation in the order :func:`execution_order` gives, but those whose key
+        ``skip`` holds (already recorded), each built when it is asked for."""
+        by_id = sorted(self._slots, key=lambda slot: slot.case.id)
+        for repeat in range(self.repeats):
+            for slot in by_id:
+                for mode_index, mode in sorted(enumerate(slot.modes), key=lambda pair: pair[1]):
+                    for target_index, target in enumerate(self.targets):
+                        seq = self._seq(target_index, slot, repeat, mode_index)
+                        if not self._owns(seq):
+                            continue
+                        if skip and observation_key(target.label, slot.case.id, repeat, mode) in skip:
+                            continue
+                        yield Planned(seq=seq, target=target, case=slot.case, repeat=repeat, mode=mode)
+
+    def seq_of(self, key: ObservationKey) -> int | None:
+        """The ``seq`` of the observation ``key`` names; None when it is not in this plan (or shard)."""
+        label, case_id, repeat, mode = key
+        slot = self._slot_of.get(case_id)
+        target = self._target_index.get(label)
+        if slot is None or target is None or mode not in slot.modes or not 0 <= repeat < self.repeats:
+            return None
+        seq = self._seq(target, slot, repeat, slot.modes.index(mode))
+        return seq if self._owns(seq) else None
+
+    def _owned(self, target: int, slot: _CaseSlot) -> Iterator[tuple[str, int]]:
+        """(mode, observations) of one case and target that this plan (or shard) holds, in plan order."""
+        if self.shard is None:
+            yield from ((mode, self.repeats) for mode in slot.modes)
+            return
+        for repeat in range(self.repeats):
+            for mode_index, mode in enumerate(slot.modes):
+                if self._owns(self._seq(target, slot, repeat, mode_index)):
+                    yield mode, 1
+
+    @cached_property
+    def _counts(self) -> dict[str, dict[str, int]]:
+        counts: dict[str, dict[str, int]] = {}
+        for target_index, target in enumerate(self.targets):
+            by_mode: dict[str, int] = {}
+            for slot in self._slots:
+                for mode, count in self._owned(target_index, slot):
+                    by_mode[mode] = by_mode.get(mode, 0) + count
+            if by_mode:
+                counts[target.label] = by_mode
+        return counts
+
+    def planned_by(self) -> dict[str, dict[str, int]]:
+        """Planned observations per target label and mode, as :func:`planned_by` counts the list."""
+        return {label: dict(by_mode) for label, by_mode in self._counts.items()}
+
+    def __len__(self) -> int:
+        """Observations planned (of this shard)."""
+        return sum(sum(by_mode.values()) for by_mode in self._counts.values())

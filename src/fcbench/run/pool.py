@@ -9,7 +9,7 @@ exactly N requests whatever the concurrency.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -177,14 +177,21 @@ class _Recorder:
 
 async def run_plan(
     ctx: ObservationContext,
-    todo: list[Planned],
+    todo: Iterable[Planned],
     observe: Observer,
     records_path: Path,
     sink: ProgressSink,
     concurrency: int,
     fail_fast: FailFast | None = None,
+    *,
+    size: int | None = None,
 ) -> int:
     """Observe ``todo`` with ``concurrency`` asyncio workers, appending one record each; return the count.
+
+    ``todo`` may be a lazy iterator (:meth:`fcbench.run.plan.Plan.in_execution_order`): each
+    worker takes its next observation only when it is free to send it, so at most
+    ``concurrency`` planned observations exist ahead of the records; ``size`` (how many it holds)
+    bounds the workers started, ``len(todo)`` when not given.
 
     A worker plays an observation (its requests), hands the observation's grading and record to
     one finisher task and goes on to its next request, so requests never wait for grading: the
@@ -205,9 +212,10 @@ async def run_plan(
     Observations of a target that ``fail_fast`` stopped are left unobserved (a resume does them).
     """
     guard = fail_fast or FailFast(limit=None)
+    count = size if size is not None else len(todo)  # type: ignore[arg-type]
     with RecordWriter(records_path, background=True) as writer:
         workers = _Workers(ctx, iter(todo), observe, _Recorder(ctx, writer, guard, sink), concurrency)
-        await workers.run(min(concurrency, max(len(todo), 1)), writer, sink)
+        await workers.run(min(concurrency, max(count, 1)), writer, sink)
     return workers.recorder.recorded
 
 

@@ -1,0 +1,165 @@
+"""The plan is expanded while the run goes: the first request of a 10^5-case run leaves before the
+plan is complete, and a run holds at most ``concurrency`` planned observations ahead of its records.
+
+The provider is an aiohttp server on 127.0.0.1 in the test's own event loop, so what the plan has
+built when it sees its first request is read at that very moment (an order of events, no timing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+from fcbench.config import RunConfig
+from fcbench.run import execute, plan, prepare
+from fcbench.store.records import read_manifest
+from fcbench.suite.loader import Suite, load_suite
+
+CASES = 100_000
+CONCURRENCY = 20
+KEY_ENV = "FCBENCH_STREAMING_TEST_KEY"
+REPLY = {
+    "id": "chatcmpl-test",
+    "object": "chat.completion",
+    "model": "test",
+    "choices": [
+        {
+            "index": 0,
+            "finish_reason": "tool_calls",
+            "message": {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "lookup_order", "arguments": json.dumps({"order_id": "ORD-1"})},
+                    }
+                ],
+            },
+        }
+    ],
+    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+}
+
+
+@pytest.fixture(scope="module")
+def large_suite() -> Suite:
+    """The core suite with 10^5 generated single-turn cases (copies of one case, new ids)."""
+    suite = load_suite("core")
+    model = next(case for case in suite.cases if case.recovery is None)
+    cases = [model.model_copy(update={"id": f"gen-{number:06d}"}) for number in range(CASES)]
+    return replace(suite, cases=cases)
+
+
+class PlannedCounter:
+    """Counts the planned observations built (``Planned`` instances), in the test's process."""
+
+    def __init__(self) -> None:
+        self.built = 0
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        counter = self
+
+        class CountedPlanned(plan.Planned):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                counter.built += 1
+                super().__init__(*args, **kwargs)
+
+        monkeypatch.setattr(plan, "Planned", CountedPlanned)
+
+
+@pytest.fixture
+def counter(monkeypatch: pytest.MonkeyPatch) -> Iterator[PlannedCounter]:
+    found = PlannedCounter()
+    found.install(monkeypatch)
+    monkeypatch.setenv(KEY_ENV, "test-key")
+    yield found
+
+
+class Provider:
+    """An OpenAI-chat provider that notes how many observations were planned at each request."""
+
+    def __init__(self, counter: PlannedCounter) -> None:
+        self.counter = counter
+        self.planned_at_request: list[int] = []
+        self.first = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def answer(self, request: web.Request) -> web.Response:
+        self.planned_at_request.append(self.counter.built)
+        self.first.set()
+        await request.read()
+        await self.release.wait()
+        return web.json_response(REPLY)
+
+    async def serve(self) -> AsyncIterator[str]:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self.answer)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        try:
+            yield f"http://127.0.0.1:{port}/v1"
+        finally:
+            await runner.cleanup()
+
+
+def run_config(url: str) -> RunConfig:
+    return RunConfig.model_validate(
+        {
+            "endpoints": {"bench": {"dialect": "openai-chat", "base_url": url, "api_key_env": KEY_ENV}},
+            "targets": ["bench:test-model"],
+            "modes": ["selection"],
+            "repeats": 1,
+            "concurrency": CONCURRENCY,
+            "timeoutMs": 60000,
+        }
+    )
+
+
+async def first_requests(large_suite: Suite, counter: PlannedCounter, out: Path) -> tuple[Provider, Path]:
+    """Start a run of the large suite, let its first ``CONCURRENCY`` requests arrive, answer them,
+    let a few more arrive, then stop the run."""
+    provider = Provider(counter)
+    serving = provider.serve()
+    url = await anext(serving)
+    try:
+        spec = prepare(run_config(url), out_root=out, suite=large_suite)
+        run = asyncio.create_task(execute(spec))
+        await provider.first.wait()
+        while len(provider.planned_at_request) < CONCURRENCY and not run.done():
+            await asyncio.sleep(0.01)
+        provider.release.set()
+        while len(provider.planned_at_request) < 3 * CONCURRENCY and not run.done():
+            await asyncio.sleep(0.01)
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+    finally:
+        await serving.aclose()
+    return provider, spec.run_dir
+
+
+def test_first_request_leaves_before_the_plan_is_complete(
+    large_suite: Suite, counter: PlannedCounter, tmp_path: Path
+) -> None:
+    provider, run_dir = asyncio.run(first_requests(large_suite, counter, tmp_path))
+    first = provider.planned_at_request[0]
+    assert 0 < first <= CONCURRENCY < CASES
+    # the manifest counts the whole plan without building it
+    assert read_manifest(run_dir).planned == CASES
+    # the look-ahead stays bounded: each request finds at most `concurrency` more observations
+    # planned than requests made before it (the workers take the next only when they are free)
+    for made, planned in enumerate(provider.planned_at_request):
+        assert planned <= made + CONCURRENCY + 1
+    assert counter.built < CASES // 100
