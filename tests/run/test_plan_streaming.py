@@ -18,6 +18,7 @@ import pytest
 from aiohttp import web
 
 from fcbench.config import RunConfig
+from fcbench.endpoints import BUILTIN_ENDPOINTS
 from fcbench.run import execute, plan, prepare
 from fcbench.store.records import read_manifest
 from fcbench.suite.loader import Suite, load_suite
@@ -163,3 +164,26 @@ def test_first_request_leaves_before_the_plan_is_complete(
     for made, planned in enumerate(provider.planned_at_request):
         assert planned <= made + CONCURRENCY + 1
     assert counter.built < CASES // 100
+
+
+@pytest.mark.parametrize("shard", [None, plan.Shard(1, 3), plan.Shard(2, 7)])
+@pytest.mark.parametrize("modes", [["selection"], ["stream", "recovery", "forced"]])
+def test_lazy_plan_has_the_listed_plans_observations_and_orders(
+    shard: plan.Shard | None, modes: list[str]
+) -> None:
+    suite = load_suite("core")
+    targets = [plan.Target(BUILTIN_ENDPOINTS["sim"], model) for model in ("b", "a")]
+    listed = [
+        p for p in plan.build_plan(targets, suite.cases, 2, modes) if shard is None or shard.owns(p.seq)
+    ]
+    lazy = plan.Plan(targets, suite.cases, 2, modes, shard)
+    assert list(lazy) == listed
+    assert list(lazy.in_execution_order()) == plan.execution_order(listed)
+    assert len(lazy) == len(listed)
+    assert list(lazy.planned_by().items()) == list(plan.planned_by(listed).items())
+    assert all(lazy.seq_of(p.key) == p.seq for p in listed)
+    done = {p.key for p in listed[::3]}
+    assert list(lazy.in_execution_order(skip=done)) == [
+        p for p in plan.execution_order(listed) if p.key not in done
+    ]
+    assert lazy.seq_of(("sim:zzz", suite.cases[0].id, 0, modes[0])) is None
