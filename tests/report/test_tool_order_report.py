@@ -16,8 +16,10 @@ from rich.console import Console
 from tool_order_run import BY_MEANING, BY_POSITION, tool_order_run
 
 from fcbench.metrics import compute_metrics
+from fcbench.report.pin_diff import pin_differences
 from fcbench.report.render import render_report
 from fcbench.report.tool_order import print_tool_order, tool_order_markdown
+from fcbench.store.records import read_manifest
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +98,10 @@ def test_a_run_with_one_order_has_no_tool_order_section(tmp_path: Path) -> None:
     assert tool_order_markdown(compute_metrics(run_dir)) == []
     for fmt in ("md", "github", "html", "junit"):
         assert "tool order" not in render_report(run_dir, fmt).lower(), fmt
+
+
+def test_compare_warns_when_the_runs_offered_the_tools_in_other_orders(run_dir: Path) -> None:
+    plain = read_manifest(run_dir).model_copy(update={"tool_order": None})
+    shuffled = plain.model_copy(update={"tool_order": "shuffle:3"})
+    assert "tool order differs (BASE the suite's order, NEW shuffle:3)" in pin_differences(plain, shuffled)
+    assert not [line for line in pin_differences(shuffled, shuffled) if "tool order" in line]

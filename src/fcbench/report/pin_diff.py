@@ -55,6 +55,9 @@ def pin_differences(base: Manifest, new: Manifest) -> list[str]:
     found = _service_differences(base, new)
     if base.tool_faults != new.tool_faults:
         found.append(f"tool faults differ (BASE {_shown(base.tool_faults)}, NEW {_shown(new.tool_faults)})")
+    if base.tool_order != new.tool_order:
+        orders = (base.tool_order or "the suite's order", new.tool_order or "the suite's order")
+        found.append(f"tool order differs (BASE {orders[0]}, NEW {orders[1]})")
     scored = {side: bool(m.filters.get("include_pending")) for side, m in (("BASE", base), ("NEW", new))}
     if scored["BASE"] != scored["NEW"]:
         which = "BASE" if scored["BASE"] else "NEW"
