@@ -412,9 +412,9 @@ SLOPPY_OUTCOMES: list[dict[str, Any]] = [
         ],
     },
 ]
-VERDICT_KEYS = set(Verdict.model_fields) - {"repairs", "unexpected_writes"}
+VERDICT_KEYS = set(Verdict.model_fields) - {"repairs", "unexpected_writes", "authorization"}
 """The keys of a serialised verdict before the repairs profile existed (an empty
-``unexpected_writes`` is left out too)."""
+``unexpected_writes`` and a null ``authorization`` are left out too)."""
 
 
 @pytest.mark.parametrize("profile", ["strict", "bfcl"])
