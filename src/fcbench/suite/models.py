@@ -256,7 +256,8 @@ class Case(_Strict):
     name_map: dict[str, str] | None = None
     """Wire-legal tool name -> original name (imported suites with dotted names)."""
     identity: Identity | None = Field(default=None, exclude_if=lambda identity: identity is None)
-    """The user the fake tools act for (their authorization rules apply); absent: no rules."""
+    """The user the fake tools act for in multi-turn modes (their authorization rules apply, and
+    listings show this user's orders); absent: no rules."""
     label: Literal["confirmed", "pending"] | None = None
     """``pending``: ``expected`` was prefilled (from a production log) and no person has confirmed
     it yet (``fcbench cases review`` lists them); ``confirmed`` or absent: a person wrote or checked it."""
