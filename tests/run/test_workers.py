@@ -1,0 +1,156 @@
+"""``fcbench run --workers N``: several processes share one run directory and leave the records and
+metrics one process leaves, also when the run is killed and resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from cli_run import fcbench, keyless_env
+from run_equivalence import comparable_metrics, comparable_records, only_run_in
+
+from fcbench.config import RunConfig
+from fcbench.run import prepare
+from fcbench.run.plan import Plan, Shard
+from fcbench.run.workers import share, worker_count, worker_shard
+
+PLAN = [
+    "--no-progress",
+    "--repeats",
+    "1",
+    "--target",
+    "sim:sim-careful",
+    "--target",
+    "sim-gemini:sim-flaky",
+    "--category",
+    "boundary",
+    "--mode",
+    "forced",
+    "--mode",
+    "recovery",
+]
+"""Two dialects, a single and a multi-turn mode: 116 observations, each sending requests no other
+sends. The mock varies its answer to the n-th identical request (a repeat, or a recovery turn
+equal to a selection request), counting from 0 again when it restarts (a resume) and in whatever
+order requests arrive, so only a plan whose requests are all distinct has one right answer per
+observation whatever the processes and their order."""
+
+
+def run_cli(out: Path, *extra: str) -> Path:
+    proc = fcbench("run", *PLAN, "--out", str(out), *extra)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return only_run_in(out)
+
+
+@pytest.fixture(scope="module")
+def one_process(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The plan run by one process: the reference."""
+    return run_cli(tmp_path_factory.mktemp("one"), "--workers", "1")
+
+
+def test_two_runs_of_one_process_differ_only_in_what_is_set_aside(one_process: Path, tmp_path: Path) -> None:
+    again = run_cli(tmp_path / "again", "--workers", "1")
+    assert comparable_records(again) == comparable_records(one_process)
+    raw = {json.loads(line)["started_at"] for line in (again / "records.jsonl").read_text().splitlines()}
+    assert raw.isdisjoint(json.loads(line)["started_at"] for line in (one_process / "records.jsonl").open())
+
+
+def worker_streams(out: Path) -> list[Path]:
+    return [path for run in out.glob("*") for path in sorted((run / "workers").glob("*/records.jsonl"))]
+
+
+def test_two_workers_leave_the_records_and_metrics_of_one_process(one_process: Path, tmp_path: Path) -> None:
+    out = tmp_path / "two"
+    command = [sys.executable, "-m", "fcbench", "run", *PLAN, "--out", str(out)]
+    proc = subprocess.Popen(
+        [*command, "--workers", "2", "--mock-latency-ms", "20"],
+        env=keyless_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    seen: set[str] = set()
+    while proc.poll() is None:  # both workers' streams exist while they run
+        seen.update(path.parent.name for path in worker_streams(out))
+        time.sleep(0.02)
+    stdout, stderr = proc.communicate()
+    assert proc.returncode == 0, stdout + stderr
+    assert seen == {"1", "2"}
+    two = only_run_in(out)
+    assert not (two / "workers").exists()  # folded into the run's records
+    assert comparable_records(two) == comparable_records(one_process)
+    assert comparable_metrics(two) == comparable_metrics(one_process)
+    assert "116 recorded now, 0 already recorded, 116 planned" in stdout
+    assert json.loads((two / "manifest.json").read_text())["finished_at"]
+
+
+def recorded_lines(path: Path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def test_a_killed_two_worker_run_resumes_without_duplicates_or_loss(
+    one_process: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "killed"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fcbench", "run", *PLAN, "--out", str(out), "--workers", "2"]
+        + ["--mock-latency-ms", "100", "--concurrency", "4"],
+        env=keyless_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group: the parent, its workers, the mock
+    )
+    deadline = time.monotonic() + 120
+    while not all(recorded_lines(p) >= 8 for p in worker_streams(out)) or len(worker_streams(out)) < 2:
+        assert proc.poll() is None and time.monotonic() < deadline, "the run ended before it could be killed"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # a crash: nobody gets to write anything more
+    proc.wait()
+    killed = only_run_in(out)
+    in_streams = sum(recorded_lines(p) for p in worker_streams(out))
+    assert in_streams >= 16 and recorded_lines(killed / "records.jsonl") == 0
+
+    resumed = fcbench("run", "--resume", str(killed), "--no-progress", "--workers", "2")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"{116 - in_streams} recorded now, {in_streams} already recorded, 116 planned" in resumed.stdout
+    assert comparable_records(killed) == comparable_records(one_process)  # each seq once, none missing
+    assert comparable_metrics(killed) == comparable_metrics(one_process)
+    assert not (killed / "workers").exists()
+
+
+def test_the_slices_of_the_workers_cover_a_shard_exactly_once() -> None:
+    spec = prepare(RunConfig(repeats=3), out_root=Path("unused"), check_keys=False)
+    cases = spec.suite.cases[:40]
+    whole = Plan(spec.targets, cases, 3, ["selection", "recovery"], shard=Shard(2, 3))
+    owned = [p.seq for p in whole]
+    slices = [
+        [
+            p.seq
+            for p in Plan(
+                spec.targets, cases, 3, ["selection", "recovery"], shard=worker_shard(whole.shard, w, 4)
+            )
+        ]
+        for w in range(1, 5)
+    ]
+    assert sorted(seq for part in slices for seq in part) == owned
+    assert all(part for part in slices)
+    assert [share(10, w, 4) for w in range(1, 5)] == [3, 3, 2, 2]
+
+
+def test_the_worker_count_is_bounded_by_the_plan_and_the_concurrency() -> None:
+    spec = prepare(RunConfig(concurrency=3), out_root=Path("unused"), check_keys=False)
+    assert worker_count(8, spec, 1000) == 3
+    assert worker_count(8, spec, 2) == 2
+    assert worker_count("auto", spec, 10) == 1  # too little work for a second process
+    assert worker_count(1, spec, 1000) == 1
+
+
+def test_a_bad_worker_count_is_a_config_error_naming_the_flag(tmp_path: Path) -> None:
+    proc = fcbench("run", "--workers", "two", "--dry-run", cwd=tmp_path)
+    assert proc.returncode == 2 and "--workers" in proc.stderr and "Traceback" not in proc.stderr
