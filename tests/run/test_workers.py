@@ -21,7 +21,6 @@ from fcbench.run.plan import Plan, Shard
 from fcbench.run.workers import share, worker_count, worker_shard
 
 PLAN = [
-    "--no-progress",
     "--repeats",
     "1",
     "--target",
@@ -43,7 +42,7 @@ observation whatever the processes and their order."""
 
 
 def run_cli(out: Path, *extra: str) -> Path:
-    proc = fcbench("run", *PLAN, "--out", str(out), *extra)
+    proc = fcbench("run", *PLAN, "--no-progress", "--out", str(out), *extra)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return only_run_in(out)
 
@@ -87,6 +86,7 @@ def test_two_workers_leave_the_records_and_metrics_of_one_process(one_process: P
     assert comparable_records(two) == comparable_records(one_process)
     assert comparable_metrics(two) == comparable_metrics(one_process)
     assert "116 recorded now, 0 already recorded, 116 planned" in stdout
+    assert "progress: done, 116/116 observations" in stderr  # the workers' progress, drawn by the parent
     assert json.loads((two / "manifest.json").read_text())["finished_at"]
 
 
@@ -99,7 +99,7 @@ def test_a_killed_two_worker_run_resumes_without_duplicates_or_loss(
 ) -> None:
     out = tmp_path / "killed"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fcbench", "run", *PLAN, "--out", str(out), "--workers", "2"]
+        [sys.executable, "-m", "fcbench", "run", *PLAN, "--no-progress", "--out", str(out), "--workers", "2"]
         + ["--mock-latency-ms", "100", "--concurrency", "4"],
         env=keyless_env(),
         stdout=subprocess.DEVNULL,

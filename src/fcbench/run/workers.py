@@ -107,6 +107,8 @@ class WorkerJob:
     """The run's judge, resolved; None without one."""
     parent: int
     """The parent's process id (a worker stops when its parent is gone)."""
+    progress: bool = True
+    """Whether the parent draws progress (else the workers send none: it would only cost CPU)."""
 
     def for_worker(self, index: int) -> tuple[RunSpec, Plan]:
         """Worker ``index``'s spec (its share of the concurrency and endpoint limits) and slice."""
@@ -200,7 +202,7 @@ async def _observe_slice(job: WorkerJob, index: int, reports: Any) -> _Finished:
         todo = len(plan) - sum(1 for key in done if plan.seq_of(key) is not None)
         ctx = _observation_context(spec, len(plan), None)
         guard = FailFast(limit=spec.config.gate.fail_fast)
-        sink = _QueueSink(reports)
+        sink = _QueueSink(reports) if job.progress else ProgressSink()
         try:
             await run_plan(
                 ctx,
@@ -353,5 +355,7 @@ async def observe_plan(
             ctx, todo, observer, records, sink, spec.config.concurrency, guard, size=size
         )
         return recorded, ctx.transport.retries_spent
-    result = await run_in_workers(WorkerJob(spec, plan, workers, judge, os.getpid()), sink, guard)
+    drawn = type(sink).advance is not ProgressSink.advance
+    job = WorkerJob(spec, plan, workers, judge, os.getpid(), progress=drawn)
+    result = await run_in_workers(job, sink, guard)
     return result.recorded, result.retries + ctx.transport.retries_spent
