@@ -122,8 +122,10 @@ class RecordedTurn(BaseModel):
     ``source`` (``fake``, ``inject``, or ``limit``: not executed, over ``max_calls_per_turn``, a
     ``LIMIT_EXCEEDED`` result), ``side_effect``, ``replayed``; ``deliveries`` (one entry per
     delivery to the fake tools) when the call was delivered more than once (tool fault
-    ``duplicate_delivery``); and ``truncated_from_bytes`` (the original size) when ``content`` is
-    a truncation envelope (over ``max_result_bytes``). A fake tool's success ``content`` carries
+    ``duplicate_delivery``); ``truncated_from_bytes`` (the original size) when ``content`` is
+    a truncation envelope (over ``max_result_bytes``); ``lost_result`` (the real result of a write
+    that committed while the model was sent a timeout, tool fault ``lost_result``); and
+    ``sent_position`` (where among the turn's results it was sent, tool fault ``reorder_results``). A fake tool's success ``content`` carries
     ``evidence``: ``{"source", "retrieved_at"}`` (which fake answered, and when, RFC 3339 UTC)."""
     latency_ms: float | None = None
     """Wall time of this turn's exchange, retries included."""
