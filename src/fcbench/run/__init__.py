@@ -41,7 +41,7 @@ from fcbench.run.cache import ResponseCache, check_resume_cache
 from fcbench.run.judge import JUDGE_TEMPERATURE, Judge, judging
 from fcbench.run.modes import Observer, observe
 from fcbench.run.observe import ObservationContext, RequestHeaders, TurnRequest, now_iso
-from fcbench.run.pins import CONFIG_FILE, check_pinned, not_taken, pinned_target, resume_base
+from fcbench.run.pins import CONFIG_FILE, check_pinned, not_taken, pinned_target, resume_base, tool_pins
 from fcbench.run.plan import Plan, Planned, Shard, Target, select_cases
 from fcbench.run.pool import FailFast, ProgressSink
 from fcbench.run.tool_order import orders_per_case, tool_orders
@@ -354,6 +354,7 @@ def _manifest(
         started_at=now_iso(),
         system_prompt=f"sha256:{text_sha256(spec.suite.system)}" if spec.suite.system else "none",
         tool_imports=list(spec.suite.tool_imports),
+        tool_sets=tool_pins(spec.suite),
         cache=spec.cache_dir is not None,
         tool_order=config.tool_order,
         judge=_judge_pin(spec.judge, running),
