@@ -154,3 +154,33 @@ def test_the_worker_count_is_bounded_by_the_plan_and_the_concurrency() -> None:
 def test_a_bad_worker_count_is_a_config_error_naming_the_flag(tmp_path: Path) -> None:
     proc = fcbench("run", "--workers", "two", "--dry-run", cwd=tmp_path)
     assert proc.returncode == 2 and "--workers" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_sigterm_stops_the_workers_orderly_and_keeps_what_they_recorded(
+    one_process: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "stopped"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fcbench", "run", *PLAN, "--no-progress", "--out", str(out), "--workers", "2"]
+        + ["--mock-latency-ms", "100", "--concurrency", "4"],
+        env=keyless_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while len(worker_streams(out)) < 2 or not all(recorded_lines(p) >= 4 for p in worker_streams(out)):
+        assert proc.poll() is None and time.monotonic() < deadline, "the run ended before it could be stopped"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 143, stdout + stderr
+    stopped = only_run_in(out)
+    kept = recorded_lines(stopped / "records.jsonl")
+    assert not (stopped / "workers").exists() and 8 <= kept < 116  # folded on the way out
+    assert f"stopped: {kept} of 116 recorded" in stderr and "Traceback" not in stderr
+
+    resumed = fcbench("run", "--resume", str(stopped), "--no-progress", "--workers", "1")  # one process
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"{116 - kept} recorded now, {kept} already recorded" in resumed.stdout
+    assert comparable_records(stopped) == comparable_records(one_process)
