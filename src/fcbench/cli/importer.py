@@ -9,6 +9,11 @@ turns production request/response logs (one ``{"request": ..., "response": ...}`
 see :mod:`fcbench.logs.entries`; or, with ``--format otel|langfuse [--tools FILE]``, traces, see
 :mod:`fcbench.logs.formats`) into a suite of pending cases (see :mod:`fcbench.logs.cases`) and
 prints what was imported, skipped and flagged for review.
+
+``fcbench import cases CASES.json --format seed --tools TOOLS.json --out SUITE_DIR`` converts cases
+written in the seed's own format (``FCTestCase``, see :mod:`fcbench.suite.seed_format`) into a suite
+folder offered the tools of TOOLS.json (any published tool-list format), and names on stderr what
+the seed cases say that fcbench cannot express.
 """
 
 from __future__ import annotations
@@ -165,11 +170,54 @@ def logs_command(
     _print_logs_report(Console(), report, out)
 
 
+CASE_FORMATS = ("seed",)
+"""The ``--format`` names of ``import cases`` and ``export cases``."""
+
+
+def cases_command(
+    cases: Annotated[Path, typer.Argument(help="A case file: a JSON array (or JSON Lines) of seed cases.")],
+    tools: Annotated[
+        Path, typer.Option(help="The tools the cases are offered (any published tool-list format).")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Suite folder to write (new or empty).")],
+    fmt: Annotated[str, typer.Option("--format", help="Format of the case file: seed.")] = "seed",
+    name: Annotated[str | None, typer.Option(help="Suite name (default: the file's name).")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite the files of an earlier import in --out.")] = False,
+) -> None:
+    """Convert cases written in another format into an fcbench suite folder.
+
+    What the cases say that fcbench cannot express is named on stderr, never dropped silently.
+    Example: fcbench import cases fc_cases.json --format seed --tools tools.json --out seed-suite/
+    """
+    from fcbench.cli.output import print_data
+    from fcbench.errors import ConfigError
+    from fcbench.logs.formats import tools_file
+    from fcbench.report.terminal import data_console
+    from fcbench.suite.loader import load_suite
+    from fcbench.suite.seed_format import import_seed_cases
+
+    if fmt not in CASE_FORMATS:
+        raise ConfigError(f"unknown case format {fmt!r}; known: {', '.join(CASE_FORMATS)}", key="--format")
+    conversion = import_seed_cases(cases, tools_file(tools), out, name=name, force=force)
+    suite = load_suite(out)
+    errors = data_console(stderr=True)
+    for warning in conversion.warnings:
+        print_data(errors, f"warning: {warning}", redact=True)
+    print_data(
+        data_console(),
+        f"imported {len(conversion.cases)} cases ({len(conversion.skipped)} skipped, "
+        f"{len(conversion.warnings)} warnings) -> {out} "
+        f"(suite {suite.info.name} {suite.info.dataset_version})",
+        redact=True,
+    )
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``import`` (with the ``bfcl`` and ``logs`` commands) to the app."""
+    """Add ``import`` (with the ``bfcl``, ``logs`` and ``cases`` commands) to the app."""
     sub = typer.Typer(
         name="import", help="Import external benchmarks as fcbench suites.", no_args_is_help=True
     )
     sub.command("bfcl")(bfcl_command)
     sub.command("logs")(logs_command)
+    sub.command("cases")(cases_command)
     app.add_typer(sub, name="import")
