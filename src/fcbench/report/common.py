@@ -96,6 +96,27 @@ def column_label(metrics: RunMetrics, tm: TargetMetrics | CaseSummary) -> str:
     return tm.target if len(modes) <= 1 else f"{tm.target} [{tm.mode}]"
 
 
+def display_name(t: TargetMetrics) -> str:
+    """A target as the reports name it: its config name and label, ``prod (openai:gpt-4o)``, or
+    the label alone when the config gave it no other name."""
+    name = t.name
+    return f"{name} ({t.target})" if name and name != t.target else t.target
+
+
+def ranked(metrics: RunMetrics) -> list[TargetMetrics]:
+    """The targets best first: by pass rate, then by the interval's lower bound (more evidence
+    first), then by label; targets with nothing scored last."""
+    return sorted(
+        metrics.targets,
+        key=lambda t: (
+            t.pass_rate.rate is None,
+            -(t.pass_rate.rate or 0.0),
+            -(t.pass_rate.low or 0.0),
+            t.target,
+        ),
+    )
+
+
 def failing_cases(metrics: RunMetrics, limit: int | None = None) -> list[CaseSummary]:
     """Case x target summaries with at least one failing repeat, worst (lowest pass rate) first."""
     return metrics.cases.worst(limit)[1]

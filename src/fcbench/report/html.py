@@ -26,12 +26,14 @@ from fcbench.report.common import (
     anomaly_rows,
     cached_part,
     column_label,
+    display_name,
     failing_cases,
     fmt_cost,
     fmt_counts,
     fmt_number,
     fmt_rate_ci,
     provider_error_rows,
+    ranked,
 )
 from fcbench.report.failures import FAILURE_GROUPS, failure_group, failure_line, ordered
 from fcbench.report.html_data import (
@@ -139,32 +141,6 @@ def confusion_charts(metrics: RunMetrics) -> list[dict[str, Any]]:
 def column_title(metrics: RunMetrics, t: TargetMetrics) -> str:
     """:func:`display_name`, with ``[mode]`` when the report covers several modes."""
     return display_name(t) + (f" [{t.mode}]" if column_label(metrics, t) != t.target else "")
-
-
-def display_name(t: TargetMetrics | CaseSummary, names: dict[str, str] | None = None) -> str:
-    """A target as every view of the report names it: its config name and label, ``prod
-    (openai:gpt-4o)``, or the label alone when the config gave it no other name."""
-    name = t.name if isinstance(t, TargetMetrics) else (names or {}).get(t.target, "")
-    return f"{name} ({t.target})" if name and name != t.target else t.target
-
-
-def target_names(metrics: RunMetrics) -> dict[str, str]:
-    """Target label -> config name, for the targets whose config names them."""
-    return {t.target: t.name for t in metrics.targets if t.name and t.name != t.target}
-
-
-def ranked(metrics: RunMetrics) -> list[TargetMetrics]:
-    """The targets best first: by pass rate, then by the interval's lower bound (more evidence
-    first), then by label; targets with nothing scored last."""
-    return sorted(
-        metrics.targets,
-        key=lambda t: (
-            t.pass_rate.rate is None,
-            -(t.pass_rate.rate or 0.0),
-            -(t.pass_rate.low or 0.0),
-            t.target,
-        ),
-    )
 
 
 def failure_segments(observed: int, counts: dict[str, int]) -> list[dict[str, Any]]:

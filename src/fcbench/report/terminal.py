@@ -33,9 +33,11 @@ def _cell(rate: Rate) -> str:
 
 
 def print_summary(console: Console, run_dir: Path) -> RunMetrics:
-    """Print one row per target and mode (observed, provider errors, decisions, schema validity,
-    semantics, pass rate), then the unexpected write calls (severe), side effects and conversation
-    limits hit, then each provider error code with an example; return the metrics."""
+    """Print one row per target and mode, best pass rate first (observed, provider errors,
+    decisions, schema validity, semantics, pass rate with its interval, recovery success in
+    recovery mode), then where each target fails (one line each), then the unexpected write
+    calls (severe), side effects and conversation limits hit, then each provider error code with
+    an example; return the metrics."""
     from fcbench.metrics import compute_metrics
     from fcbench.report.authorization import print_authorization
     from fcbench.report.judge import print_judge
@@ -44,31 +46,9 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     from fcbench.store.records import damaged_note
 
     metrics = compute_metrics(run_dir)
-    columns = (
-        "target",
-        "mode",
-        "observed",
-        "provider errors",
-        "decision",
-        "schema-valid",
-        "exact args",
-        "pass",
-    )
-    rows = [
-        (
-            sanitize(t.target),
-            sanitize(t.mode),
-            str(t.observed),
-            str(sum(t.provider_errors.values())),
-            _cell(t.selection_accuracy),
-            _cell(t.schema_valid),
-            _cell(t.semantic_exact),
-            _cell(t.pass_rate),
-        )
-        for t in sorted(metrics.targets, key=lambda t: (t.target, t.mode))
-        if t.observed
-    ]
+    columns, rows = summary_table(metrics)
     console.print(fitted(columns, rows, width=console.width, title=f"fcbench run {run_dir.name}"))
+    print_failures(console, run_dir, metrics)
     if metrics.damaged_lines:
         console.print(f"warning: {damaged_note(metrics.damaged_lines)}", style="yellow", highlight=False)
     print_writes(console, metrics)
@@ -80,6 +60,57 @@ def print_summary(console: Console, run_dir: Path) -> RunMetrics:
     print_tool_order(console, metrics)
     print_judge(console, metrics)
     return metrics
+
+
+def summary_table(metrics: RunMetrics) -> tuple[list[str], list[list[str]]]:
+    """The summary's columns and rows: targets ranked by pass rate (:func:`ranked`), each rate
+    with its Wilson 95% interval, and a recovery column when a target ran the recovery mode."""
+    from fcbench.report.common import display_name, fmt_rate_ci, ranked
+
+    recovery = any(t.recovery_success.d for t in metrics.targets)
+    columns = [
+        "target",
+        "mode",
+        "observed",
+        "provider errors",
+        "decision",
+        "schema-valid",
+        "exact args",
+        "pass",
+    ]
+    rows = []
+    for t in ranked(metrics):
+        if not t.observed:
+            continue
+        row = [
+            sanitize(display_name(t)),
+            sanitize(t.mode),
+            str(t.observed),
+            str(sum(t.provider_errors.values())),
+            _cell(t.selection_accuracy),
+            _cell(t.schema_valid),
+            _cell(t.semantic_exact),
+            fmt_rate_ci(t.pass_rate, 0),
+        ]
+        rows.append(row + ([fmt_rate_ci(t.recovery_success, 0)] if recovery else []))
+    return columns + (["recovery"] if recovery else []), rows
+
+
+def print_failures(console: Console, run_dir: Path, metrics: RunMetrics) -> None:
+    """One compact line per target with failures, ranked like the table: where its observations
+    failed (:mod:`fcbench.report.failures`), counted in one more pass over the records."""
+    from fcbench.report.common import display_name, ranked
+    from fcbench.report.failures import FailureCounts, failure_line
+    from fcbench.store.view import run_views
+
+    counts = FailureCounts()
+    for rec in run_views(run_dir):
+        counts(rec)
+    for t in ranked(metrics):
+        found = counts.of(t.target, t.mode)
+        if found:
+            line = f"fails {display_name(t)} [{t.mode}]: {failure_line(found)}"
+            console.print(terminal_text(line), highlight=False, soft_wrap=True)
 
 
 def print_unsafe_calls(console: Console, run_dir: Path, metrics: RunMetrics) -> None:
