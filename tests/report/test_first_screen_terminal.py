@@ -51,7 +51,9 @@ def test_recovery_mode_has_a_recovery_column(tmp_path: Path) -> None:
     for i in range(3):
         b.add(f"c{i}", good, verdict(recovery=recovery(True)), target=BETTER, mode="recovery")
         ok = i == 0
-        b.add(f"c{i}", good, verdict("correct_call", ok, recovery=recovery(ok)), target=WORSE, mode="recovery")
+        b.add(
+            f"c{i}", good, verdict("correct_call", ok, recovery=recovery(ok)), target=WORSE, mode="recovery"
+        )
     text = summary(b.write())
     header = next(line for line in text.splitlines() if "target" in line and "pass" in line)
     assert header.rstrip(" ┃").endswith("recovery")
