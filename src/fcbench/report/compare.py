@@ -149,6 +149,8 @@ class Flip(BaseModel):
     """``full`` when the not-all-pass side passed no repeat (3/3 <-> 0/3), else ``partial``."""
     real: bool = True
     """The pass rate moved beyond its interval (:func:`moved_beyond_interval`); False: noise."""
+    changed_tools: list[str] = Field(default_factory=list)
+    """Tools offered to the case whose definition differs between the runs (see ``report/pin_diff.py``)."""
 
 
 class Comparison(BaseModel):

@@ -125,7 +125,9 @@ def render_compare_markdown(comparison: Comparison) -> str:
             continue
         rows = [
             [
-                md_escape(f.case_id),
+                md_escape(
+                    f.case_id + (f" (tool changed: {', '.join(f.changed_tools)})" if f.changed_tools else "")
+                ),
                 md_escape(f"{f.title} [{f.mode}]"),
                 fmt_rate(f.base, 0),
                 fmt_rate(f.new, 0),

@@ -7,8 +7,9 @@ measured without.
 **Tools.** Each manifest pins, per tool set, the sha256 of every tool's name, description and
 parameters (:func:`fcbench.run.pins.tool_pins`). A tool is *changed* when the hashes under its name
 differ between the runs, *added* or *removed* when only one run offers it; the cases offered it in
-either run are its cases, and the tool's warning names each flip of one of them (case, direction,
-pair). A manifest recorded before tools were pinned has none: nothing is compared then.
+either run are its cases: the tool's warning names each flip of one of them (case, direction,
+pair), and each such flip lists the tool in :attr:`~fcbench.report.compare.Flip.changed_tools`.
+A manifest recorded before tools were pinned has none: nothing is compared then.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from fcbench.report.compare import Comparison
+from fcbench.report.compare import Comparison, Flip
 from fcbench.store.records import Manifest
 
 ToolChangeKind = Literal["changed", "added", "removed"]
@@ -152,10 +153,22 @@ def tool_warnings(comparison: Comparison, changes: Sequence[ToolChange]) -> list
 
 def mark_changed_tools(comparison: Comparison, base: Manifest, new: Manifest) -> Comparison:
     """``comparison`` with a warning for each tool whose definition differs between the two runs'
-    manifests (:func:`tool_changes`), naming the flips of the cases offered it."""
+    manifests (:func:`tool_changes`), naming the flips of the cases offered it, and those flips
+    marked with the tools' names."""
     changes = tool_changes(base, new)
     if not changes:
         return comparison
+
+    def marked(flips: list[Flip]) -> list[Flip]:
+        return [
+            flip.model_copy(update={"changed_tools": [c.name for c in changes if flip.case_id in c.cases]})
+            for flip in flips
+        ]
+
     return comparison.model_copy(
-        update={"warnings": [*tool_warnings(comparison, changes), *comparison.warnings]}
+        update={
+            "warnings": [*tool_warnings(comparison, changes), *comparison.warnings],
+            "pass_to_fail": marked(comparison.pass_to_fail),
+            "fail_to_pass": marked(comparison.fail_to_pass),
+        }
     )
