@@ -94,24 +94,32 @@ def recorded_lines(path: Path) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
-def test_a_killed_two_worker_run_resumes_without_duplicates_or_loss(
-    one_process: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "killed"
+def slow_two_worker_run(out: Path, *, own_group: bool) -> subprocess.Popen[str]:
+    """A two-worker run slow enough to be stopped midway, returned once each worker has recorded
+    some observations (``own_group``: in a process group of its own, to be killed whole)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "fcbench", "run", *PLAN, "--no-progress", "--out", str(out), "--workers", "2"]
         + ["--mock-latency-ms", "100", "--concurrency", "4"],
         env=keyless_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own process group: the parent, its workers, the mock
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=own_group,
     )
     deadline = time.monotonic() + 120
-    while not all(recorded_lines(p) >= 8 for p in worker_streams(out)) or len(worker_streams(out)) < 2:
-        assert proc.poll() is None and time.monotonic() < deadline, "the run ended before it could be killed"
+    while len(worker_streams(out)) < 2 or not all(recorded_lines(p) >= 8 for p in worker_streams(out)):
+        assert proc.poll() is None and time.monotonic() < deadline, "the run ended before it could be stopped"
         time.sleep(0.05)
+    return proc
+
+
+def test_a_killed_two_worker_run_resumes_without_duplicates_or_loss(
+    one_process: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "killed"
+    proc = slow_two_worker_run(out, own_group=True)  # the parent, its workers and the mock
     os.killpg(proc.pid, signal.SIGKILL)  # a crash: nobody gets to write anything more
-    proc.wait()
+    proc.communicate()
     killed = only_run_in(out)
     in_streams = sum(recorded_lines(p) for p in worker_streams(out))
     assert in_streams >= 16 and recorded_lines(killed / "records.jsonl") == 0
@@ -160,18 +168,7 @@ def test_sigterm_stops_the_workers_orderly_and_keeps_what_they_recorded(
     one_process: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "stopped"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fcbench", "run", *PLAN, "--no-progress", "--out", str(out), "--workers", "2"]
-        + ["--mock-latency-ms", "100", "--concurrency", "4"],
-        env=keyless_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 120
-    while len(worker_streams(out)) < 2 or not all(recorded_lines(p) >= 4 for p in worker_streams(out)):
-        assert proc.poll() is None and time.monotonic() < deadline, "the run ended before it could be stopped"
-        time.sleep(0.05)
+    proc = slow_two_worker_run(out, own_group=False)
     proc.send_signal(signal.SIGTERM)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 143, stdout + stderr
