@@ -156,6 +156,7 @@ def test_the_config_name_is_used_in_every_view(
     tab, errors = open_page(browser, path.as_uri())
     assert shown in visible_text(tab, "#matrix-table thead th")
     assert shown in visible_text(tab, "#worst-table tbody tr td:nth-child(2)")
+    assert shown in tab.locator("#filter-target option").all_text_contents()
     assert not errors
 
 

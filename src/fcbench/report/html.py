@@ -143,6 +143,11 @@ def column_title(metrics: RunMetrics, t: TargetMetrics) -> str:
     return display_name(t) + (f" [{t.mode}]" if column_label(metrics, t) != t.target else "")
 
 
+def column_titles(metrics: RunMetrics) -> dict[str, str]:
+    """Each target's column label (the filters' value) -> its :func:`column_title` (what is shown)."""
+    return {column_label(metrics, t): column_title(metrics, t) for t in metrics.targets}
+
+
 def failure_segments(observed: int, counts: dict[str, int]) -> list[dict[str, Any]]:
     """The stacked failure bar of one target: passes, then each failure type, as shares of observed."""
     failed = sum(counts.values())
@@ -236,7 +241,7 @@ def report_data(metrics: RunMetrics, collector: ObservationCollector, raw_note: 
         "count": collector.count,
         "several_modes": len({t.mode for t in metrics.targets}) > 1,
         "matrix": matrix_data(metrics),
-        "names": {column_label(metrics, t): column_title(metrics, t) for t in metrics.targets},
+        "names": column_titles(metrics),
         "column_modes": {column_label(metrics, t): t.mode for t in metrics.targets},
         "worst": worst_rows(metrics),
         "worst_shown": WORST_SHOWN,
@@ -360,6 +365,7 @@ def page_context(
             (t.target, t.mode, code, anomaly_meaning(code), n) for t, code, n in anomaly_rows(metrics)
         ],
         "filters": filter_values(metrics, collector),
+        "target_titles": column_titles(metrics),
         "judge": judge_context(metrics),
         "tool_order": tool_order_context(metrics),
         "source_json": json_for_script(dumps({"api": api})),
