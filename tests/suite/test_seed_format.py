@@ -171,3 +171,11 @@ def test_bad_seed_files_name_file_and_line(text: str, said: str) -> None:
     with pytest.raises(InputError) as raised:
         seed_to_cases(read_seed_file(text, "seed.json"), _tools())
     assert said in str(raised.value)
+
+
+def test_a_missing_or_undecodable_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such case file"):
+        import_seed_cases(tmp_path / "nope.json", _tools(), tmp_path / "out")
+    (tmp_path / "latin1.json").write_bytes(b'[{"case_id": "caf\xe9"}]')
+    with pytest.raises(InputError, match="latin1.json: is not UTF-8"):
+        import_seed_cases(tmp_path / "latin1.json", _tools(), tmp_path / "out")

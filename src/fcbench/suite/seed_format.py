@@ -56,6 +56,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from fcbench.contract import Message, Tool
 from fcbench.errors import InputError
+from fcbench.files import open_user_file
 from fcbench.suite.imports import text_sha256
 from fcbench.suite.loader import CASES_FILE, SUITE_FILE, SYSTEM_FILE
 from fcbench.suite.models import Case, ExpectClarification, ExpectTool, ExpectTools, is_assertion
@@ -410,9 +411,10 @@ def import_seed_cases(
     Raises :class:`InputError` naming file and line for an unreadable file or a malformed case, for
     a non-empty ``out`` without ``force``, and when no case could be converted."""
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"cannot be read: {exc.strerror or exc}", path=str(path)) from None
+        with open_user_file(path) as fh:  # a FIFO or a device is refused, never read
+            text = fh.read().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise InputError("no such case file", path=str(path)) from None
     except UnicodeDecodeError as exc:
         raise InputError(f"is not UTF-8: {exc.reason}", path=str(path)) from None
     conversion = seed_to_cases(read_seed_file(text, str(path)), tools)
