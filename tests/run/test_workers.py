@@ -181,3 +181,25 @@ def test_sigterm_stops_the_workers_orderly_and_keeps_what_they_recorded(
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"{116 - kept} recorded now, {kept} already recorded" in resumed.stdout
     assert comparable_records(stopped) == comparable_records(one_process)
+
+
+def test_a_worker_that_cannot_go_on_fails_the_run_and_keeps_what_the_others_recorded(tmp_path: Path) -> None:
+    small = ["--repeats", "1", "--target", "sim:sim-careful", "--category", "boundary", "--mode", "forced"]
+    made = fcbench("run", *small, "--no-progress", "--out", str(tmp_path))
+    assert made.returncode in (0, 1), made.stderr
+    run_dir = only_run_in(tmp_path)
+    records = run_dir / "records.jsonl"
+    lines = records.read_text(encoding="utf-8").splitlines(keepends=True)
+    records.write_text("".join(lines[:10]), encoding="utf-8")  # a stopped run
+    (run_dir / "workers").mkdir()
+    (run_dir / "workers" / "2").symlink_to(tmp_path)  # where worker 2's stream belongs
+
+    resumed = fcbench("run", "--resume", str(run_dir), "--no-progress", "--workers", "2")
+    assert resumed.returncode == 2 and "Traceback" not in resumed.stderr
+    assert (
+        "worker 2: RunStateError" in resumed.stderr
+        and "a link where a worker stream belongs" in resumed.stderr
+    )
+    kept = records.read_text(encoding="utf-8").splitlines()
+    assert 10 < len(kept) < len(lines)  # worker 1's slice is in the run; worker 2's is not
+    assert len({json.loads(line)["seq"] for line in kept}) == len(kept)

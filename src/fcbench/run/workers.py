@@ -36,6 +36,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from fcbench.errors import RunStateError
 from fcbench.grading.judge import load_rubric
 from fcbench.run.judge import Judge, judging
 from fcbench.run.modes import Observer, observe
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 
 AUTO_MIN_OBSERVATIONS = 200
 """With ``workers: auto``, each worker beyond the first needs this many observations to do (a
-worker costs a process start, about half a second)."""
+worker costs a process start, about a second of imports)."""
 
 PROGRESS_EVERY_S = 0.25
 """How often a worker sends the progress of its recorded observations to the parent."""
@@ -146,6 +147,8 @@ class _Finished:
     """Retries its transport spent."""
     stopped: dict[str, str]
     """Target label -> why its ``fail_fast`` stopped the target."""
+    error: str | None = None
+    """Why the worker could not go on (what it recorded is kept); None when it ended well."""
 
 
 class _QueueSink(ProgressSink):
@@ -225,6 +228,8 @@ def _work(job: WorkerJob, index: int, reports: Any) -> None:
         finished = asyncio.run(_observe_slice(job, index, reports))
     except (asyncio.CancelledError, KeyboardInterrupt):
         finished = _Finished(index, 0, {})
+    except Exception as exc:  # told to the parent, which fails the run (a resume goes on)
+        finished = _Finished(index, 0, {}, error=f"{type(exc).__name__}: {exc}")
     reports.put(finished)
 
 
@@ -240,6 +245,8 @@ class WorkersResult:
     """Target label -> why a worker's ``fail_fast`` stopped it."""
     finished: set[int] = field(default_factory=set)
     """Workers that reported their end."""
+    errors: dict[int, str] = field(default_factory=dict)
+    """Worker -> why it could not go on."""
 
 
 class _Parent:
@@ -273,6 +280,8 @@ class _Parent:
         elif isinstance(message, _Finished):
             self.result.finished.add(message.index)
             self.result.retries += message.retries
+            if message.error is not None:
+                self.result.errors[message.index] = message.error
             self.result.stopped.update(message.stopped)
 
     def pending(self) -> bool:
@@ -299,6 +308,16 @@ class _Parent:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(process.pid, signal.SIGTERM)
         self.drain()
+
+    def check_ended_well(self) -> None:
+        """:class:`RunStateError` naming each worker that failed or died without reporting its end
+        (what the workers recorded is in the run: a resume observes the rest)."""
+        for index, process in enumerate(self.processes, start=1):
+            if index not in self.result.finished and index not in self.result.errors:
+                self.result.errors[index] = f"ended with exit code {process.exitcode} before it finished"
+        if self.result.errors:
+            failures = "; ".join(f"worker {i}: {why}" for i, why in sorted(self.result.errors.items()))
+            raise RunStateError(f"{self.job.spec.run_dir}: {failures}; what was recorded is kept, resume it")
 
     def drain(self) -> None:
         """Relay the messages left until every worker has exited, then reap them."""
@@ -328,6 +347,7 @@ async def run_in_workers(job: WorkerJob, sink: ProgressSink, guard: FailFast) ->
         sink.stop()
         parent.result.recorded = fold_worker_streams(job.spec.run_dir).records
         guard.stopped.update(parent.result.stopped)
+    parent.check_ended_well()
     return parent.result
 
 
