@@ -265,3 +265,35 @@ def test_failure_types_are_in_the_embedded_rows(report: tuple[Path, list[dict[st
     assert (label(STRONG), "schema") in kinds and (label(MID), "arguments") in kinds
     assert all(r["failure"] is None for r in rows if r["result"] == "pass")
     assert len(rows) == len(records)
+
+
+def test_breakdowns_show_rates_by_category_and_tag_and_latency(
+    report: tuple[Path, list[dict[str, Any]]], browser: Any
+) -> None:
+    path, records = report
+    tab, errors = open_page(browser, path.as_uri())
+    mid_normal = [
+        r
+        for r in records
+        if r["target"]["model"] == MID[1] and r["case"]["category"] == "normal" and r["verdict"] is not None
+    ]
+    passed = sum(1 for r in mid_normal if r["verdict"]["passed"])
+    cell = tab.locator(f'#breakdown-table tr[data-category="normal"] td[data-target="{label(MID)}"]')
+    assert cell.get_attribute(
+        "title"
+    ) == f"{100 * passed / len(mid_normal):.1f}% ({passed}/{len(mid_normal)}) " + interval(
+        passed, len(mid_normal)
+    )
+    assert tab.locator("#breakdown-table tr[data-tag]").count() == 3
+    tab.select_option("#filter-tag", "t1")
+    settle(tab)
+    assert tab.locator("#breakdown-table tbody tr:visible").count() == 1
+    figure = tab.locator(f'.latency-fig[data-target="{label(WEAK)}"]')
+    counts = [
+        int(t.split(": ")[1].split()[0])
+        for t in figure.locator(".hist-bin").evaluate_all("bs => bs.map(b => b.title)")
+    ]
+    answered = sum(1 for r in records if r["target"]["model"] == WEAK[1] and r["verdict"] is not None)
+    assert sum(counts) == answered and counts[0] == 0  # nothing answered in 100 ms or less
+    assert "p50" in figure.inner_text() and "cost per pass" in figure.inner_text()
+    assert not errors
