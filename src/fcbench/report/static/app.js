@@ -695,9 +695,8 @@
     if (src.kind === "api" && byId("filter-failure")) { byId("filter-failure").closest("label").hidden = true; }
     wire();
     readHash();
-    return update().then(function () {
-      window.fcbenchReady = performance.now();
-      return openPending();
-    }).then(function () { window.fcbenchObservationsReady = performance.now(); });
+    if (!obsLevel(filters())) { renderMatrix(); renderWorst(); filterStatic(); }
+    window.fcbenchReady = performance.now();
+    return update().then(openPending).then(function () { window.fcbenchObservationsReady = performance.now(); });
   }).catch(function (err) { byId("obs-note").textContent = "Could not read the run's data: " + err; });
 }());
