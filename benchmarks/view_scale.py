@@ -102,7 +102,7 @@ def write_run(run_dir: Path, n: int, seed: int = 7) -> Path:
 def _open_ms(browser: Any, url: str) -> float:
     tab = browser.new_page(viewport={"width": 1440, "height": 900})
     start = time.perf_counter()
-    tab.goto(url)
+    tab.goto(url, timeout=3_600_000)  # the first open reads the whole run
     tab.wait_for_function(READY, timeout=1_800_000)
     tab.wait_for_function(LISTED, timeout=1_800_000)
     elapsed = (time.perf_counter() - start) * 1000
@@ -165,6 +165,7 @@ def main() -> None:
         with running_view(root, "--read-timeout", "3600") as base, chromium() as browser:
             for n in args.sizes:
                 rows.append((n, measure(browser, base, f"n{n}", n, args.samples)))
+                print(f"measured {n:>9,}: {rows[-1][1]}", flush=True)
     columns = ["open", "first screen", "obs first", "obs median", "obs max", "search"]
     print()
     print(f"{'observations':>12} | " + " | ".join(f"{c:>12}" for c in columns) + " |  (ms)")
