@@ -125,8 +125,9 @@ class RecordedTurn(BaseModel):
     ``duplicate_delivery``); ``truncated_from_bytes`` (the original size) when ``content`` is
     a truncation envelope (over ``max_result_bytes``); ``lost_result`` (the real result of a write
     that committed while the model was sent a timeout, tool fault ``lost_result``); and
-    ``sent_position`` (where among the turn's results it was sent, tool fault ``reorder_results``). A fake tool's success ``content`` carries
-    ``evidence``: ``{"source", "retrieved_at"}`` (which fake answered, and when, RFC 3339 UTC)."""
+    ``sent_position`` (where among the turn's results it was sent, tool fault ``reorder_results``).
+    A fake tool's success ``content`` carries ``evidence``: ``{"source", "retrieved_at"}`` (which
+    fake answered, and when, RFC 3339 UTC)."""
     latency_ms: float | None = None
     """Wall time of this turn's exchange, retries included."""
     attempts: int = 1
