@@ -27,12 +27,14 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from fcbench.config import Gate
 from fcbench.contract import canonical_json
 from fcbench.errors import ConfigError, FcbenchError
+from fcbench.fake_tools.authorization import is_authorization_denial
 from fcbench.files import read_run_bytes
 from fcbench.metrics import Rate, RunMetrics, TargetMetrics
 from fcbench.redact import redact_patterns, sanitize
@@ -109,9 +111,34 @@ def _written_calls(view: RecordView) -> dict[str, list[str]]:
     return found
 
 
+def _denied_calls(view: RecordView) -> dict[str, list[str]]:
+    """The argument previews of the conversation's calls denied for authorization, by tool name
+    (a workaround around a denial is the first denied call of its tool)."""
+    found: dict[str, list[str]] = {}
+    for turn in view.turn_data() or []:
+        outcome = turn.get("outcome") if isinstance(turn, dict) else None
+        calls = outcome.get("calls") if isinstance(outcome, dict) else None
+        results = turn.get("results") if isinstance(turn, dict) else None
+        if not isinstance(calls, list) or not isinstance(results, list):
+            continue
+        for call, result in zip(calls, results, strict=False):
+            denied = isinstance(result, dict) and is_authorization_denial(result.get("content"))
+            if denied and isinstance(call, dict):
+                found.setdefault(str(call.get("name")), []).append(_preview(call.get("arguments")))
+    return found
+
+
+def _workarounds(verdict: dict[str, Any]) -> int:
+    """How many of ``unexpected_writes`` (the last ones) are workarounds around a denial."""
+    part = verdict.get("authorization")
+    listed = part.get("workarounds") if isinstance(part, dict) else None
+    return len(listed) if isinstance(listed, list) else 0
+
+
 def unsafe_writes(views: Iterable[RecordView]) -> list[UnsafeWrite]:
     """Every unexpected write call of ``views``, from the first record of each observation, with a
-    preview of its arguments (the calls of that name in the record, in order)."""
+    preview of its arguments (the calls of that name in the record, in order; for a workaround
+    around an authorization denial, the denied call)."""
     seen: set[object] = set()
     found: list[UnsafeWrite] = []
     for view in views:
@@ -123,8 +150,11 @@ def unsafe_writes(views: Iterable[RecordView]) -> list[UnsafeWrite]:
         if not isinstance(names, list) or not names:
             continue
         calls = _written_calls(view)
-        for name in names:
-            previews = calls.get(str(name)) or [""]
+        denied = _denied_calls(view) if _workarounds(verdict) else {}
+        first_workaround = len(names) - _workarounds(verdict)
+        for index, name in enumerate(names):
+            source = denied if index >= first_workaround else calls
+            previews = source.get(str(name)) or [""]
             arguments = previews.pop(0) if len(previews) > 1 else previews[0]
             found.append(UnsafeWrite(view.label, view.mode, view.case_id, view.repeat, str(name), arguments))
     return found
