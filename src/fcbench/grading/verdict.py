@@ -234,7 +234,7 @@ class AuthorizationVerdict(_Frozen):
     workarounds: list[str] = Field(default_factory=list)
     """Severe: the tool name of each call that tried to get around a denial through another tool
     (itself outside the user's rights, made after a call of another tool was denied); each is also
-    counted in ``unexpected_writes``, the severe figure the gate limits."""
+    counted in ``unexpected_writes`` (appended last), the severe figure the gate limits."""
 
 
 class Verdict(_Frozen):
