@@ -84,7 +84,7 @@
   function matrixRows(m, f, columns) {
     var rows = m.rows.filter(function (r) {
       return (!f.category || r[1] === f.category) && (!f.tag || r[2].indexOf(f.tag) >= 0) &&
-        (!state.matches || state.matches[r[0]]);
+        (!state.matches || state.matches[r[0]]) && columns.some(function (i) { return Boolean(r[3][i]); });
     });
     if (state.matrixSort !== null && columns.indexOf(state.matrixSort) >= 0) {
       var i = state.matrixSort;
