@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from html_runs import CHROMIUM, OPENED, chromium
+from html_runs import CHROMIUM, OPENED, chromium, scale_run
 from records_builder import RunBuilder, call_outcome, error_outcome, text_outcome, verdict
 
 from fcbench.metrics.stats import wilson_interval
@@ -296,4 +296,29 @@ def test_breakdowns_show_rates_by_category_and_tag_and_latency(
     answered = sum(1 for r in records if r["target"]["model"] == WEAK[1] and r["verdict"] is not None)
     assert sum(counts) == answered and counts[0] == 0  # nothing answered in 100 ms or less
     assert "p50" in figure.inner_text() and "cost per pass" in figure.inner_text()
+    assert not errors
+
+
+def test_a_mode_filter_narrows_the_ranking_the_matrix_and_the_anomalies(tmp_path: Path, browser: Any) -> None:
+    run = scale_run(tmp_path / "run-modes", 800)  # selection and recovery, four targets
+    path = tmp_path / "report.html"
+    path.write_text(render_html(run), encoding="utf-8")
+    records = list(iter_record_dicts(run / RECORDS_FILE))
+    tab, errors = open_page(browser, path.as_uri())
+    tab.select_option("#filter-mode", "recovery")
+    settle(tab)
+    recovery = [r for r in records if r["mode"] == "recovery"]
+    cases = {r["case_id"] for r in recovery}
+    total = len({r["case_id"] for r in records})
+    assert 0 < len(cases) < total
+    assert tab.locator("#filter-summary").inner_text() == (
+        f"Filtered: {len(recovery)} of {len(records)} observations, {len(cases)} of {total} cases."
+    )
+    assert {
+        r.get_attribute("data-mode") for r in tab.locator("#ranking-table tr.rank-row:visible").all()
+    } == {"recovery"}
+    modes = {t.split(" [")[1] for t in tab.locator("#matrix-table thead th[data-column]").all_inner_texts()}
+    assert modes == {"recovery]"}
+    shown = tab.locator("#anomalies-table tbody tr:visible").all_inner_texts()
+    assert shown and all("\trecovery\t" in row for row in shown)
     assert not errors
