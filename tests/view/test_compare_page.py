@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from html_runs import CHROMIUM, chromium, running_view
+from html_runs import CHROMIUM, running_view
 from records_builder import RunBuilder, call_outcome, text_outcome, verdict
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
@@ -47,12 +47,6 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     _run(root / "other-mode", "20260103-000000-other0", new, modes=("recovery",))  # the newest run
     with running_view(root) as address:
         yield address
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as instance:
-        yield instance
 
 
 def test_a_real_regression_is_shown_and_the_noise_is_not(url: str, browser: Any, tmp_path: Path) -> None:
