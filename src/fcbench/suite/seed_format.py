@@ -47,9 +47,10 @@ and strict, and a parameter of the tool the case does not allow becomes a forbid
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -82,17 +83,19 @@ STRICT_FIELD = "strict_params"
 CATEGORIES = ("normal", "boundary", "adversarial")
 """The seed's categories (fcbench's too)."""
 
-FIELD_TYPES: dict[str, tuple[type | tuple[type, ...], Any]] = {
-    "description": (str, ""),
-    "user_message": (str, ""),
-    "conversation_history": (list, []),
-    "expected_function": ((str, type(None)), None),
-    "expected_params": (dict, {}),
-    "required_params": (list, []),
-    "forbidden_params": (list, []),
-    "category": (str, "normal"),
-    STRICT_FIELD: (list, []),
-}
+FIELD_TYPES: Mapping[str, tuple[type | tuple[type, ...], Any]] = MappingProxyType(
+    {
+        "description": (str, ""),
+        "user_message": (str, ""),
+        "conversation_history": (list, []),
+        "expected_function": ((str, type(None)), None),
+        "expected_params": (dict, {}),
+        "required_params": (list, []),
+        "forbidden_params": (list, []),
+        "category": (str, "normal"),
+        STRICT_FIELD: (list, []),
+    }
+)
 """Each seed field but ``case_id``: its JSON type and its value when absent (a list of strings,
 except the history)."""
 
@@ -373,7 +376,9 @@ def case_to_seed(case: Case, tools: Sequence[Tool], lost: list[str]) -> dict[str
     return {**seed, STRICT_FIELD: strict} if strict else seed
 
 
-def cases_to_seed(cases: Sequence[Case], tools_of: Any, system: str) -> Conversion:
+def cases_to_seed(
+    cases: Sequence[Case], tools_of: Callable[[Case], Sequence[Tool]], system: str
+) -> Conversion:
     """The seed cases of ``cases`` (``tools_of(case)``: the tools it is offered), with one warning
     per kind of loss naming the cases it concerns (see the module)."""
     conversion = Conversion()
