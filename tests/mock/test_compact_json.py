@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fcbench.mock.common import COMPACT_JSON, SseEvent, compact_json, parse_json
+from fcbench.contract.json_text import COMPACT_JSON, compact_json, parse_json
+from fcbench.mock.common import SseEvent
 
 
 def expected(value: Any) -> bytes:

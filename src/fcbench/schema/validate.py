@@ -209,18 +209,32 @@ class SchemaValidator:
         return ValidationResult(valid=not messages, errors=messages)
 
 
+MAX_SCHEMA_OBJECTS = 4096
+"""Schema objects :class:`ValidatorCache` knows by identity at most (schemas made afresh for each
+call are keyed by their text alone, so the cache does not grow with the run)."""
+
+
 class ValidatorCache:
     """Compiles each distinct schema once (keyed by its canonical JSON) and reuses the validator."""
 
     def __init__(self) -> None:
         self._compiled: dict[str, SchemaValidator] = {}
+        self._by_object: dict[int, tuple[dict[str, Any], SchemaValidator]] = {}
+        """id of a schema object met before -> (that object, kept so its id stays its own; its
+        validator): a run grades against the same few tool schemas once per observation, so each
+        object's key is made once (tool schemas are never changed in place)."""
 
     def get(self, schema: dict[str, Any]) -> SchemaValidator:
         """Return the compiled validator for ``schema``."""
+        known = self._by_object.get(id(schema))
+        if known is not None and known[0] is schema:
+            return known[1]
         key = json.dumps(schema, sort_keys=True, separators=(",", ":"))
         validator = self._compiled.get(key)
         if validator is None:
             validator = self._compiled[key] = SchemaValidator(schema)
+        if len(self._by_object) < MAX_SCHEMA_OBJECTS:
+            self._by_object[id(schema)] = (schema, validator)
         return validator
 
     def validate(self, schema: dict[str, Any], instance: Any) -> ValidationResult:

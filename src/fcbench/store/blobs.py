@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from fcbench.contract.json_text import compact_json
 from fcbench.files import open_run_file
 
 BLOBS_FILE = "blobs.jsonl.gz"
@@ -29,7 +30,7 @@ BLOB_MIN_BYTES = 200
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return compact_json(value).decode()  # json.dumps's compact text, byte for byte
 
 
 def _complete_members(data: bytes) -> tuple[int, list[bytes]]:

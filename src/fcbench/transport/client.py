@@ -24,6 +24,7 @@ from yarl import URL
 from fcbench.adapters.base import Adapter, BuiltRequest, ParsedTurn
 from fcbench.adapters.eventstream import FrameError
 from fcbench.contract import ProviderErrorOutcome
+from fcbench.contract.json_text import compact_json
 from fcbench.endpoints import Endpoint
 from fcbench.redact import Redactor
 from fcbench.transport.capture import (
@@ -86,8 +87,12 @@ def env_proxy(url: str) -> str | None:
 
 
 def json_body(body: Any) -> bytes:
-    """A request body as sent: compact UTF-8 JSON, keys in order, no NaN."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    """A request body as sent: compact UTF-8 JSON, keys in order, no NaN (ValueError); the bytes
+    ``json.dumps`` writes, made by msgspec where that is exact (:func:`compact_json`)."""
+    data = compact_json(body)
+    if b"NaN" in data or b"Infinity" in data:  # json's words for them: refused, as json refuses them
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    return data
 
 
 class Transport:
