@@ -115,11 +115,11 @@ def main() -> None:
             wall = time.perf_counter() - wall_before
             cpu = cpu_seconds() - cpu_before
             stub_cpu = process_cpu_seconds(proc.pid) - stub_before
+            peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before reading back
             n, decisions, mean_latency = check_records(result.run_dir)
     finally:
         stop_server(proc)
     ideal = n * args.latency_ms / 1000 / args.concurrency
-    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"observations        {n} (dialect {args.dialect}, concurrency {args.concurrency}, "
         f"latency {args.latency_ms} ms; every one an HTTP 200 tool call)"
@@ -132,7 +132,7 @@ def main() -> None:
         f"({mean_latency - args.latency_ms:.1f} ms over the stub's fixed latency)"
     )
     print(f"CPU per observation {1000 * cpu / n:.2f} ms (user+sys of the runner process)")
-    print(f"peak RSS            {peak_mib:.0f} MiB")
+    print(f"peak RSS            {peak_mib:.0f} MiB (of the run, before its records are read back)")
     print(
         f"in flight           {n * mean_latency / 1000 / wall:.0f} requests on average "
         f"({100 * n * mean_latency / 1000 / wall / args.concurrency:.0f}% of the concurrency; "
