@@ -22,8 +22,10 @@ import fcbench.transport.streams
 SIM = Path(fcbench.mock.sim.__file__).resolve().parent
 """``src/fcbench/mock/sim/``."""
 
-LINE_BUDGET = 3845
-"""Lines of all ``.py`` files under ``src/fcbench/mock/sim/`` (``wc -l``) when the cap was set."""
+LINE_BUDGET = 4000
+"""Lines of all ``.py`` files under ``src/fcbench/mock/sim/`` (``wc -l``): 3,845 when the cap was set,
+raised once by the 147 lines of the three traits the seed probes need (picking by position among
+tools that fit, working around an authorization denial, retrying a write whose result was lost)."""
 
 CORE_MODULES: tuple[ModuleType, ...] = (
     fcbench.contract,
