@@ -123,11 +123,17 @@ class LogImportReport:
 
 
 @dataclass(frozen=True)
-class _Candidate:
+class CaseCandidate:
+    """A logged exchange that can become a case."""
+
     entry: LogEntry
+    """The logged exchange."""
     expected: dict[str, Any]
+    """The case's ``expected``, prefilled from the logged answer."""
     stratum: str
+    """The tools the answer called (``+``-joined), or ``NO_CALL``: what sampling stratifies by."""
     tags: tuple[str, ...]
+    """Tags the case gets (e.g. ``needs-review:arguments``)."""
 
 
 def stratified_pick(items: Sequence[T], key: Callable[[T], Hashable], size: int, seed: int) -> list[T]:
@@ -171,7 +177,9 @@ def _expected(entry: LogEntry) -> tuple[dict[str, Any], str, list[str]] | Skippe
     return Skipped(entry.where, "provider_error", f"{outcome.code}: {message[:200]}")
 
 
-def _candidate(entry: LogEntry) -> _Candidate | Skipped:
+def case_candidate(entry: LogEntry) -> CaseCandidate | Skipped:
+    """The case a logged exchange would become (its expected outcome from the logged answer), or why
+    it is skipped; ``import logs`` and ``coverage`` share it, so both count the same exchanges."""
     expected = _expected(entry)
     if isinstance(expected, Skipped):
         return expected
@@ -182,7 +190,7 @@ def _candidate(entry: LogEntry) -> _Candidate | Skipped:
         last = messages[-1].role if messages else "nothing"
         return Skipped(entry.where, "not_user_last", f"the last message is {last}")
     body, stratum, tags = expected
-    return _Candidate(entry, body, stratum, tuple(tags))
+    return CaseCandidate(entry, body, stratum, tuple(tags))
 
 
 def _most_common(values: Sequence[str]) -> str:
@@ -190,7 +198,7 @@ def _most_common(values: Sequence[str]) -> str:
     return max(counts, key=lambda v: (counts[v], -values.index(v)))
 
 
-def _tool_set_names(chosen: Sequence[_Candidate]) -> dict[str, str]:
+def _tool_set_names(chosen: Sequence[CaseCandidate]) -> dict[str, str]:
     """Canonical tool list -> set name: the most common is ``core``, the others ``logs-2``, ..."""
     keys = [canonical_json([t.model_dump() for t in c.entry.request.tools]) for c in chosen]
     counts = Counter(keys)
@@ -198,7 +206,7 @@ def _tool_set_names(chosen: Sequence[_Candidate]) -> dict[str, str]:
     return {key: "core" if i == 0 else f"logs-{i + 1}" for i, key in enumerate(ranked)}
 
 
-def _case_dict(candidate: _Candidate, tool_set: str, note: list[str]) -> dict[str, Any]:
+def _case_dict(candidate: CaseCandidate, tool_set: str, note: list[str]) -> dict[str, Any]:
     entry = candidate.entry
     *history, last = entry.request.messages
     assert isinstance(last, UserMessage)
@@ -232,10 +240,10 @@ def _dataset_version(paths: Sequence[Path]) -> str:
 
 def _select(
     entries: Sequence[LogEntry], report: LogImportReport, sample: int | None, seed: int
-) -> list[_Candidate]:
-    candidates: list[_Candidate] = []
+) -> list[CaseCandidate]:
+    candidates: list[CaseCandidate] = []
     for entry in entries:
-        found = _candidate(entry)
+        found = case_candidate(entry)
         if isinstance(found, Skipped):
             report.skipped.append(found)
         else:
@@ -309,7 +317,7 @@ def import_logs(
 
 
 def _tool_context(
-    chosen: Sequence[_Candidate], report: LogImportReport
+    chosen: Sequence[CaseCandidate], report: LogImportReport
 ) -> tuple[dict[str, str], dict[str, list[Tool]], ToolContext]:
     """The chosen exchanges' tool sets: set names by canonical tool list, the sets by name, and the
     context cases are checked in (a set the suite checks reject is warned about and left out)."""
@@ -329,7 +337,7 @@ def _tool_context(
 
 
 def _build_cases(
-    chosen: Sequence[_Candidate],
+    chosen: Sequence[CaseCandidate],
     system: str,
     set_names: dict[str, str],
     context: ToolContext,

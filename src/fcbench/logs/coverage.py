@@ -37,7 +37,7 @@ from typing import Any
 
 from fcbench.contract import ToolCallsOutcome, UserMessage
 from fcbench.grading.language import UNDETERMINED, detect_language
-from fcbench.logs.cases import NO_CALL, Skipped, _candidate, stratified_pick
+from fcbench.logs.cases import NO_CALL, Skipped, case_candidate, stratified_pick
 from fcbench.logs.entries import LogEntry
 from fcbench.logs.formats import read_log_files
 from fcbench.logs.traces import ReadOptions
@@ -257,7 +257,8 @@ def _suggest(
     entries: Sequence[LogEntry], uncovered: set[Intent], size: int, command: list[str]
 ) -> Suggestion | None:
     """The seed whose ``import logs --sample size`` holds the most uncovered intents (see the module)."""
-    candidates = [(c, entry_intent(c.entry)) for e in entries if not isinstance(c := _candidate(e), Skipped)]
+    found = (case_candidate(entry) for entry in entries)
+    candidates = [(c, entry_intent(c.entry)) for c in found if not isinstance(c, Skipped)]
     if not uncovered or not any(intent in uncovered for _, intent in candidates):
         return None
     best: tuple[int, int, int] | None = None
