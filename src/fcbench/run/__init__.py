@@ -308,10 +308,10 @@ def _plan(spec: RunSpec) -> Plan:
         include_pending=config.include_pending,
     )
     repeats = config.repeats * orders_per_case(config.tool_order)  # each order `repeats` times
-    plan = Plan(spec.targets, cases, repeats, config.modes)
-    if not plan.planned_by():
+    plan = Plan(spec.targets, cases, repeats, config.modes, spec.shard)
+    if plan.observes_nothing():
         raise ConfigError("no selected case applies to the selected modes", key="modes")
-    return replace(plan, shard=spec.shard)
+    return plan
 
 
 def pending_not_scored(spec: RunSpec) -> int:

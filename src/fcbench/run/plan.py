@@ -272,6 +272,10 @@ class Plan:
         """Observations in one target's part of the whole plan (before sharding)."""
         return sum(self.repeats * len(slot.modes) for slot in self._slots)
 
+    def observes_nothing(self) -> bool:
+        """Whether the whole plan (every shard of it) holds no observation."""
+        return not self.targets or self._per_target == 0
+
     def _seq(self, target: int, slot: _CaseSlot, repeat: int, mode: int) -> int:
         return target * self._per_target + slot.offset + repeat * len(slot.modes) + mode
 
