@@ -137,6 +137,7 @@ def _brute_force(run_dir: Path, f: dict[str, str]) -> list[int]:
             "target": row["column"] == f.get("target"),
             "tag": f.get("tag") in row["tags"],
             "anomaly": f.get("anomaly") in row["anomalies"],
+            "failure": f.get("failure") in (row["failure"], (row["failure"] or "").split(":")[0]),
             "case": row["case_id"] == f.get("case"),
             "q": (f.get("q") or "").lower() in text,
         }
@@ -153,6 +154,8 @@ def _brute_force(run_dir: Path, f: dict[str, str]) -> list[int]:
         {"target": "sim-gemini:sim-flaky [recovery]", "decision": "correct_call"},
         {"tag": "tag3", "category": "boundary", "result": "pass"},
         {"anomaly": "json_call_in_text"},
+        {"failure": "decision"},
+        {"failure": "schema", "mode": "selection"},
         {"q": "weight_grams", "mode": "recovery"},
         {"case": "case-0007", "q": "ORD-000007"},
         {"case": "no-such-case"},

@@ -3,7 +3,8 @@ so that a filter or a search answers from memory and a page of rows reads only i
 
 Per observation the table keeps a few integers: its line's byte range
 (:class:`~fcbench.store.index.RecordOffsets`), its *signature* (the values every filter but the
-case and the search looks at: column, mode, category, tags, decision, result, anomalies), its case
+case and the search looks at: column, mode, category, tags, decision, result, anomalies,
+failure type), its case
 and its search text, each of the last three a number into a table of distinct values. A filter is
 matched against the distinct signatures (a few hundred), then the observations of the matching ones
 are taken; a search looks for the text in each distinct search text once. Memory is a few tens of
@@ -20,8 +21,8 @@ from typing import Any
 
 from fcbench.store.index import RecordOffsets
 
-Signature = tuple[str, str, str, tuple[str, ...], str, str, tuple[str, ...]]
-"""(column, mode, category, tags, decision, result, anomalies) of an observation."""
+Signature = tuple[str, str, str, tuple[str, ...], str, str, tuple[str, ...], str]
+"""(column, mode, category, tags, decision, result, anomalies, failure type) of an observation."""
 
 _SIGNATURE_CHECKS: dict[str, Callable[[Signature, str], bool]] = {
     "target": lambda s, v: s[0] == v,
@@ -31,6 +32,7 @@ _SIGNATURE_CHECKS: dict[str, Callable[[Signature, str], bool]] = {
     "decision": lambda s, v: s[4] == v,
     "result": lambda s, v: s[5] == v,
     "anomaly": lambda s, v: v in s[6],
+    "failure": lambda s, v: s[7] == v or s[7].split(":")[0] == v,
 }
 """How each filter of the page reads a signature (``case`` and ``q`` are matched apart)."""
 
@@ -71,6 +73,7 @@ class ObservationTable:
             row["decision"],
             row["result"],
             tuple(row["anomalies"]),
+            row.get("failure") or "",
         )
         number = _intern(self.signatures, signature)
         if number == len(self.by_signature):

@@ -24,6 +24,8 @@
     if (cls) { node.className = cls; }
     return node;
   }
+  var SEARCH_DELAY_MS = 200;
+
   function pretty(value) {
     if (value === null || value === undefined || value === "") { return "(none)"; }
     var text = typeof value === "string" ? value : JSON.stringify(value, null, 2);
@@ -655,8 +657,13 @@
   }
 
   function wire() {
+    var typing = null;
+    function searchTyped() {  /* the search box applies ~200 ms after the last key, not at each one */
+      clearTimeout(typing);
+      typing = setTimeout(applyFilters, SEARCH_DELAY_MS);
+    }
     controls.forEach(function (c) {
-      c.addEventListener(c.tagName === "INPUT" ? "input" : "change", applyFilters);
+      c.addEventListener(c.tagName === "INPUT" ? "input" : "change", c.tagName === "INPUT" ? searchTyped : applyFilters);
     });
     byId("filter-reset").addEventListener("click", function () {
       controls.forEach(function (c) { c.value = ""; });
@@ -692,7 +699,6 @@
     if (data.raw_note) { byId("raw-note").textContent = data.raw_note; byId("raw-note").hidden = false; }
     byId("obs-note").textContent = "All " + data.count + " observations of the run are included" +
       (src.kind === "api" ? " (read from the run by fcbench view)." : " in this page.");
-    if (src.kind === "api" && byId("filter-failure")) { byId("filter-failure").closest("label").hidden = true; }
     wire();
     readHash();
     if (!obsLevel(filters())) { renderMatrix(); renderWorst(); filterStatic(); }
