@@ -4,7 +4,9 @@ the list with filters and search, and restores views from deep links."""
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import Any
 import pytest
 from html_runs import CHROMIUM, OPENED, chromium, open_row, scale_run
 
+from fcbench.report import html_data
 from fcbench.report.html import render_html
 from fcbench.store.records import RECORDS_FILE, iter_record_dicts
 
@@ -155,3 +158,100 @@ def test_deep_links_restore_the_view(
     passed, scorable = (tab2.locator(".matrix-cell.selected").text_content() or "").split("/")
     assert 0 < int(passed) <= int(scorable) <= expected  # provider errors are observations, not scorable
     assert not errors and not errors2
+
+
+SMALL = 4000
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return scale_run(tmp_path_factory.mktemp("html-budget") / "run-budget", SMALL)
+
+
+def detail_of(run: Path, budget: int) -> tuple[list[dict[str, Any]], html_data.EmbeddedDetail]:
+    _, collector = html_data.collect(run)
+    pairs, _ = html_data.raw_pairs(run)
+    return collector.rows, html_data.detail_blocks(collector.rows, pairs, budget)
+
+
+def test_detail_of_passes_is_left_out_first_then_the_oldest_repeats(small_run: Path) -> None:
+    rows, whole = detail_of(small_run, 1 << 40)
+    assert whole.left_out == 0 and not any(r.get("left_out") for r in rows)
+    assert {b.element_id for b in whole.blocks} == {"obs-data", "obs-values", "raw-data"}
+    passes = sum(1 for r in rows if r["result"] == "pass")
+    rows, fewer = detail_of(small_run, whole.compressed_bytes - 1)
+    assert fewer.left_out == passes and fewer.compressed_bytes <= whole.compressed_bytes - 1
+    assert all(r.get("left_out") is (True if r["result"] == "pass" else None) for r in rows)
+    assert all(r["outcome"] is None and r["request"] is None for r in rows if r["result"] == "pass")
+    assert all(r["outcome"] is not None for r in rows if r["result"] != "pass")
+    budget = fewer.compressed_bytes * 2 // 3
+    rows, tight = detail_of(small_run, budget)
+    assert tight.compressed_bytes <= budget and passes < tight.left_out < len(rows)
+    others = [r for r in rows if r["result"] != "pass"]
+    dropped = max(r["repeat"] for r in others if r.get("left_out"))
+    assert all(r.get("left_out") for r in others if r["repeat"] < dropped)  # oldest repeats first
+    assert len(rows) == SMALL and [r["n"] for r in rows] == list(range(SMALL))  # every summary row kept
+
+
+def test_repeats_store_their_values_once(small_run: Path) -> None:
+    rows, detail = detail_of(small_run, 1 << 40)
+    packed, values = html_data.interned_rows(rows)
+    outcomes = {html_data.dumps(r["outcome"]) for r in rows}
+    assert len(outcomes) < len(rows) / 2 and len({p["outcome"] for p in packed}) == len(outcomes)
+    assert len(values) < len(rows) * len(html_data.DETAIL_FIELDS) / 4
+    assert all(values[p["verdict"]] == r["verdict"] for p, r in zip(packed, rows, strict=True))
+
+
+def test_a_page_over_its_budget_says_what_it_left_out(small_run: Path, browser: Any, tmp_path: Path) -> None:
+    _, fewer = detail_of(small_run, 1 << 40)
+    budget = fewer.compressed_bytes // 3
+    page = tmp_path / "report.html"
+    page.write_text(render_html(small_run, detail_budget=budget), encoding="utf-8")
+    compressed = sum(
+        len(base64.b64decode(block))
+        for block in re.findall(
+            r'type="application/octet-stream" id="(?:obs-data|obs-values|raw-data)">(.*?)<', page.read_text()
+        )
+    )
+    assert compressed <= budget
+    records = list(iter_record_dicts(small_run / RECORDS_FILE))
+    tab, errors = open_page(browser, page.as_uri())
+    assert count_of(tab) == SMALL  # every observation is still listed and counted
+    note = tab.locator("#raw-note").inner_text()
+    assert "left out of this page" in note and "fcbench view run-budget" in note
+    left_out = int(note.split(" of ", 1)[1].split()[0])
+    assert sum(1 for r in records if (r.get("verdict") or {}).get("passed") is True) < left_out < SMALL
+    passing = next(i for i, r in enumerate(records) if (r.get("verdict") or {}).get("passed") is True)
+    tab.goto(page.as_uri() + f"#obs={passing}")
+    tab.wait_for_function(OPENED, arg=passing)
+    assert "left out of this page" in (tab.locator("#obs-outcome").text_content() or "")
+    assert "fcbench view run-budget" in (tab.locator("#obs-request").text_content() or "")
+    last = max(i for i, r in enumerate(records) if r["verdict"] and r["verdict"]["passed"] is False)
+    tab.goto(page.as_uri() + f"#obs={last}")
+    tab.wait_for_function(OPENED, arg=last)  # the newest repeat of a failure keeps its detail
+    assert json.dumps(records[last]["outcome"]["kind"]) in (tab.locator("#obs-outcome").text_content() or "")
+    assert '"tools"' in (tab.locator("#obs-request").text_content() or "")
+    tab.select_option("#filter-result", "fail")
+    settle(tab)
+    assert count_of(tab) == sum(1 for r in records if r["verdict"] and r["verdict"]["passed"] is False)
+    assert not errors
+
+
+def test_the_search_box_waits_for_the_typing_to_stop(small_run: Path, browser: Any, tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    page.write_text(render_html(small_run), encoding="utf-8")
+    tab, errors = open_page(browser, page.as_uri())
+    tab.evaluate("window.history.replaceState(null, '', location.pathname)")
+    typed = tab.evaluate(
+        """text => { var box = document.getElementById('filter-q');
+        for (var i = 1; i <= text.length; i += 1) {
+          box.value = text.slice(0, i); box.dispatchEvent(new Event('input'));
+        }
+        return location.hash; }""",
+        "ORD-000",
+    )
+    assert "q=" not in typed  # seven keys, nothing applied yet
+    tab.wait_for_function("location.hash.indexOf('q=ORD-000') >= 0")
+    settle(tab)
+    assert count_of(tab) == SMALL  # every order id starts with it
+    assert not errors

@@ -37,15 +37,18 @@ from fcbench.report.common import (
 )
 from fcbench.report.failures import FAILURE_GROUPS, failure_group, failure_line, ordered
 from fcbench.report.html_data import (
+    DETAIL_BUDGET_BYTES,
     LATENCY_BINS_MS,
     DataBlock,
     ObservationCollector,
     collect,
     data_block,
+    detail_blocks,
     dumps,
     expected_by_case,
     json_for_script,
-    raw_block,
+    left_out_note,
+    raw_pairs,
 )
 from fcbench.report.judge import judge_context
 from fcbench.report.tool_order import tool_order_context
@@ -234,8 +237,11 @@ def summary_rows(metrics: RunMetrics) -> list[dict[str, Any]]:
     return rows
 
 
-def report_data(metrics: RunMetrics, collector: ObservationCollector, raw_note: str) -> dict[str, Any]:
-    """The page's summary-level data (plain JSON): matrix, filters, counts and the raw-body note."""
+def report_data(
+    metrics: RunMetrics, collector: ObservationCollector, raw_note: str, left_out: str = ""
+) -> dict[str, Any]:
+    """The page's summary-level data (plain JSON): matrix, filters, counts, the raw-body note and
+    the note on observations whose detail is left out (``left_out``)."""
     return {
         "run_id": metrics.run.run_id,
         "count": collector.count,
@@ -245,7 +251,8 @@ def report_data(metrics: RunMetrics, collector: ObservationCollector, raw_note: 
         "column_modes": {column_label(metrics, t): t.mode for t in metrics.targets},
         "worst": worst_rows(metrics),
         "worst_shown": WORST_SHOWN,
-        "raw_note": raw_note,
+        "raw_note": " ".join(note for note in (left_out, raw_note) if note),
+        "left_out_note": left_out,
     }
 
 
@@ -386,10 +393,16 @@ def environment() -> jinja2.Environment:
     )
 
 
-def render_html(run_dir: Path, modes: list[str] | None = None, profile: str = "strict") -> str:
-    """Read the run once and render the self-contained HTML report with every observation."""
+def render_html(
+    run_dir: Path,
+    modes: list[str] | None = None,
+    profile: str = "strict",
+    detail_budget: int = DETAIL_BUDGET_BYTES,
+) -> str:
+    """Read the run once and render the self-contained HTML report with every observation (the
+    detail of some left out above ``detail_budget`` compressed bytes, :func:`detail_blocks`)."""
     metrics, collector = collect(run_dir, modes, profile)
-    raw, raw_note = raw_block(run_dir)
+    pairs, raw_note = raw_pairs(run_dir)
     if raw_note:
         for row in collector.rows:
             row["request"] = row["response"] = None
@@ -400,13 +413,13 @@ def render_html(run_dir: Path, modes: list[str] | None = None, profile: str = "s
     for case_id, extra in expected_by_case(run_dir).items():
         if case_id in cases:
             cases[case_id].update(extra)
+    detail = detail_blocks(collector.rows, pairs, detail_budget)
+    left_out = left_out_note(run_dir, detail, detail_budget)
     blocks = [
-        data_block("report-data", report_data(metrics, collector, raw_note)),
-        data_block("obs-data", collector.rows),
+        data_block("report-data", report_data(metrics, collector, raw_note, left_out)),
+        *detail.blocks,
         data_block("case-data", cases),
     ]
-    if raw is not None:
-        blocks.append(raw)
     return render_page(metrics, collector, api=None, blocks=blocks)
 
 

@@ -10,6 +10,11 @@ run's blob store (``{"$blob": id}``) and the blobs are embedded once each, in a 
 unless they exceed :data:`MAX_RAW_COMPRESSED_BYTES` compressed: then the page says where to read
 them. Plain blocks have ``<``, ``>`` and ``&`` escaped so no text can close them.
 
+A large page stores each distinct detail value (outcome, verdict, turns, error, reasons, raw
+references) once, in ``obs-values``, and its rows refer to them by index, so repeats cost a few
+bytes. Above :data:`DETAIL_BUDGET_BYTES` the detail of some observations is left out (passes
+first) and the page says how many and which command shows them all.
+
 ``fcbench view`` uses the same rows (:mod:`fcbench.view.query`), read from the run per request.
 """
 
@@ -20,6 +25,7 @@ import bisect
 import gc
 import gzip
 import json
+import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -40,6 +46,15 @@ PLAIN_MAX_BYTES = 256 * 1024
 """Data blocks up to this size stay plain JSON (readable in the file); larger ones are compressed."""
 MAX_RAW_COMPRESSED_BYTES = 20 * 1024 * 1024
 """Raw bodies are embedded only when their blobs take at most this much, compressed."""
+DETAIL_BUDGET_BYTES = 11 * 2**18
+"""Compressed bytes (2.75 MiB; about 3.7 MiB once base64-encoded) the observation blocks (rows,
+their distinct values and the raw bodies) may take; above it the outcome, turns and raw bodies of
+passing observations are left out first, then those of the oldest repeats of the others (every
+observation keeps its summary row, so counts, filters and ranking stay exact)."""
+DETAIL_FIELDS = ("outcome", "verdict", "turns", "error", "reasons", "request", "response")
+"""Fields of an observation row that a large page stores once each (``obs-values``), by index."""
+LEFT_OUT_FIELDS = ("outcome", "turns", "request", "response")
+"""The detail of an observation row that is left out above :data:`DETAIL_BUDGET_BYTES`."""
 LATENCY_BINS_MS = (100, 200, 500, 1000, 2000, 5000, 10000, 30000)
 """Upper bounds (ms) of the latency histogram's bins; a last bin holds everything slower."""
 
@@ -87,6 +102,104 @@ def data_block(element_id: str, value: Any, plain_max: int = PLAIN_MAX_BYTES) ->
     if len(raw) <= plain_max:
         return DataBlock(element_id, "application/json", json_for_script(text), len(packed))
     return DataBlock(element_id, "application/octet-stream", base64.b64encode(packed).decode(), len(packed))
+
+
+@dataclass(frozen=True)
+class EmbeddedDetail:
+    """The observation blocks of the page and what was left out to keep them in the budget."""
+
+    blocks: list[DataBlock]
+    """``obs-data``, then ``obs-values`` (large pages) and ``raw-data`` (when embedded)."""
+    left_out: int
+    """Observations whose detail (:data:`LEFT_OUT_FIELDS`) is not in the page."""
+    compressed_bytes: int
+    """Compressed size of the blocks."""
+
+
+def interned_rows(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """``rows`` as a large page stores them: each :data:`DETAIL_FIELDS` value replaced by its index
+    in a table of the distinct values (repeats share an outcome, a verdict, an error: each is stored
+    once), ``seq`` left out where it equals ``n``, ``column`` left out (the page derives it from the
+    target and mode) and the latency in whole milliseconds (as the page shows it)."""
+    values: list[Any] = []
+    index: dict[str, int] = {}
+    packed = []
+    for row in rows:
+        out = {k: v for k, v in row.items() if k != "column" and (k != "seq" or v != row["n"])}
+        if isinstance(row["latency_ms"], float):
+            out["latency_ms"] = round(row["latency_ms"])
+        for name in DETAIL_FIELDS:
+            key = dumps(row[name])
+            at = index.get(key)
+            if at is None:
+                at = index[key] = len(values)
+                values.append(row[name])
+            out[name] = at
+        packed.append(out)
+    return packed, values
+
+
+BLOB_REF = re.compile(r'"\$blob":"((?:[^"\\]|\\.)*)"')
+
+
+def referenced_blobs(rows: list[dict[str, Any]], pairs: list[list[Any]]) -> list[list[Any]]:
+    """The blobs ``rows`` reference (through their raw bodies, and blobs through blobs)."""
+    text_of = {pair[0]: raw_text(pair[1]) for pair in pairs}
+    wanted: set[str] = set()
+    todo = [dumps([row["request"], row["response"]]) for row in rows if not row.get("left_out")]
+    while todo:
+        for blob_id in BLOB_REF.findall(todo.pop()):
+            if blob_id not in wanted and blob_id in text_of:
+                wanted.add(blob_id)
+                todo.append(text_of[blob_id])
+    return [pair for pair in pairs if pair[0] in wanted]
+
+
+def raw_text(value: Any) -> str:
+    """A blob's value as JSON text (kept as :class:`msgspec.Raw` when read in one go)."""
+    return bytes(value).decode("utf-8", "replace") if isinstance(value, msgspec.Raw) else dumps(value)
+
+
+def detail_blocks(
+    rows: list[dict[str, Any]], pairs: list[list[Any]] | None, budget: int = DETAIL_BUDGET_BYTES
+) -> EmbeddedDetail:
+    """The observation blocks of ``rows`` (and of the blobs ``pairs`` when raw bodies are embedded),
+    leaving out detail (passes first, then the oldest repeats of the others) while they exceed
+    ``budget`` compressed; a few passes of compression, each dropping what the excess suggests."""
+    order = sorted(
+        (i for i, row in enumerate(rows)), key=lambda i: (rows[i]["result"] != "pass", rows[i]["repeat"], i)
+    )
+    passes = sum(1 for row in rows if row["result"] == "pass")
+    dropped = 0
+    floor: int | None = None
+    while True:
+        blocks = observation_blocks(rows, pairs)
+        size = sum(block.compressed_bytes for block in blocks)
+        if size <= budget or dropped == len(order):
+            return EmbeddedDetail(blocks, dropped, size)
+        if dropped < passes:
+            more = passes - dropped
+        else:
+            if floor is None:
+                bare = [dict(row, **dict.fromkeys(LEFT_OUT_FIELDS), left_out=True) for row in rows]
+                floor = sum(block.compressed_bytes for block in observation_blocks(bare, pairs))
+            per_row = max(1.0, (size - floor) / (len(order) - dropped))
+            more = len(order) if floor >= budget else int((size - budget) / per_row * 1.1) + 1
+        for i in order[dropped : dropped + more]:
+            rows[i].update(dict.fromkeys(LEFT_OUT_FIELDS), left_out=True)
+        dropped = min(len(order), dropped + more)
+
+
+def observation_blocks(rows: list[dict[str, Any]], pairs: list[list[Any]] | None) -> list[DataBlock]:
+    """``obs-data`` (plain rows when small; interned rows and ``obs-values`` when large) and ``raw-data``."""
+    if len(dumps(rows).encode("utf-8")) <= PLAIN_MAX_BYTES:
+        blocks = [data_block("obs-data", rows)]
+    else:
+        packed, values = interned_rows(rows)
+        blocks = [data_block("obs-data", packed), data_block("obs-values", values)]
+    if pairs is not None:
+        blocks.append(data_block("raw-data", referenced_blobs(rows, pairs)))
+    return blocks
 
 
 def result_of(decision: str, passed: bool | None) -> str:
@@ -240,19 +353,31 @@ def blob_pairs(path: Path) -> list[list[Any]]:
     return pairs
 
 
-def raw_block(run_dir: Path) -> tuple[DataBlock | None, str]:
-    """The run's blobs (the raw bodies the rows reference) as a data block of ``[[id, value]]``
-    (None when there are none or they exceed :data:`MAX_RAW_COMPRESSED_BYTES` compressed), and the
-    sentence the page shows when they are left out."""
+def raw_pairs(run_dir: Path) -> tuple[list[list[Any]] | None, str]:
+    """The run's blobs (the raw bodies the rows reference) as ``[[id, value]]`` (None when there
+    are none or they exceed :data:`MAX_RAW_COMPRESSED_BYTES` compressed), and the sentence the
+    page shows when they are left out."""
     path = run_dir / BLOBS_FILE
     stored = path.stat().st_size if path.is_file() else 0
-    block = data_block("raw-data", blob_pairs(path)) if 0 < stored <= MAX_RAW_COMPRESSED_BYTES else None
-    if not stored or (block is not None and block.compressed_bytes <= MAX_RAW_COMPRESSED_BYTES):
-        return block, ""
-    size = (block.compressed_bytes if block is not None else stored) / 2**20
+    pairs = blob_pairs(path) if 0 < stored <= MAX_RAW_COMPRESSED_BYTES else None
+    packed = data_block("raw-data", pairs).compressed_bytes if pairs is not None else stored
+    if not stored or (pairs is not None and packed <= MAX_RAW_COMPRESSED_BYTES):
+        return pairs, ""
     return None, (
-        f"Raw request and response bodies are not embedded ({size:.0f} MiB compressed); "
+        f"Raw request and response bodies are not embedded ({packed / 2**20:.0f} MiB compressed); "
         f"read them with `fcbench show {run_dir.name} --raw` or open the run in `fcbench view`."
+    )
+
+
+def left_out_note(run_dir: Path, detail: EmbeddedDetail, budget: int = DETAIL_BUDGET_BYTES) -> str:
+    """The sentence the page shows when the detail of some observations is left out."""
+    if not detail.left_out:
+        return ""
+    return (
+        f"The outcome, turns and raw bodies of {detail.left_out} observations are left out of this page "
+        f"to keep its embedded detail under {budget / 2**20:g} MiB (passing ones first, then the oldest "
+        f"repeats); every observation is still counted, filtered and ranked. "
+        f"`fcbench view {run_dir.name}` shows them all."
     )
 
 

@@ -68,9 +68,38 @@
     return value;
   }
 
+  /* The rows of obs-data: on a large page their detail fields are indices into obs-values (each
+     distinct value stored once), seq is left out where it equals n and the column is derived; an
+     observation whose detail was left out gets a notice instead. */
+  function decodeRows(rows, values, report) {
+    var note = (report && report.left_out_note) || "The detail of this observation is left out of this page.";
+    var several = report && report.several_modes;
+    rows.forEach(function (o) {
+      if (values) {
+        if (!("seq" in o)) { o.seq = o.n; }
+        o.column = several ? o.target + " [" + o.mode + "]" : o.target;
+        ["outcome", "verdict", "turns", "error", "reasons", "request", "response"].forEach(function (k) {
+          o[k] = values[o[k]];
+        });
+      }
+      if (o.left_out) {
+        o.outcome = {kind: "left_out", message: note};
+        o.turns = [];
+      }
+    });
+    return rows;
+  }
+
   function embedded() {
     var cache = {};
-    function once(id) { return cache[id] || (cache[id] = readBlock(id)); }
+    function once(id) {
+      if (id === "obs-data" && !cache[id]) {
+        cache[id] = Promise.all([readBlock(id), readBlock("obs-values"), once("report-data")]).then(function (r) {
+          return decodeRows(r[0] || [], r[1], r[2]);
+        });
+      }
+      return cache[id] || (cache[id] = readBlock(id));
+    }
     var searchable = null;
     var ordered = null;
     function inOrder() {
@@ -136,6 +165,7 @@
         }
         return Promise.all([once("obs-data"), blobTable()]).then(function (r) {
           var o = r[0][n];
+          if (o.left_out) { return {note: o.outcome.message}; }
           return {request: expand(o.request, r[1]), response: expand(o.response, r[1])};
         });
       }
