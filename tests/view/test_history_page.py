@@ -72,8 +72,8 @@ def test_the_page_shows_the_series_the_model_change_and_the_catalogue(
     tab.wait_for_selector("section.history-series")
     series = tab.locator(f'section.history-series[data-name="{NAME}"]')
     assert series.count() == 1
-    assert series.locator("svg.history-chart circle.rate").count() == 3
-    assert series.locator("svg.history-chart line.change").count() == 1
+    assert series.locator("svg.rate-chart circle.rate").count() == 3
+    assert series.locator("svg.rate-chart line.change").count() == 1
     assert "model sim-careful -> sim-sloppy" in (series.locator("text.change-label").text_content() or "")
     rows = series.locator("tr.history-point")
     assert rows.count() == 3
@@ -99,3 +99,42 @@ def test_the_api_gives_what_the_cli_prints(url: str, history_root: Path) -> None
     assert served == json.loads(printed.stdout)
     with urllib.request.urlopen(url + "/history?target=nobody", timeout=30) as answer:
         assert "No runs with observations of nobody" in answer.read().decode()
+
+
+def test_each_failure_type_is_drawn_over_the_runs_with_the_model_change(url: str, browser: Any) -> None:
+    tab = browser.new_page(viewport={"width": 1300, "height": 1400})
+    tab.goto(url + f"/history?target={NAME}")
+    chart = tab.locator(f'section.history-series[data-name="{NAME}"] svg.failure-chart')
+    assert chart.count() == 1
+    assert chart.locator("line.change").count() == 1  # the model change, as on the pass-rate chart
+    lines = chart.locator("polyline.kind")
+    kinds = [lines.nth(i).get_attribute("data-kind") for i in range(lines.count())]
+    assert kinds and kinds == sorted(kinds)
+    baseline = float(chart.locator("line.axis").nth(1).get_attribute("y1") or "nan")
+    # sim-careful passes all four cases twice, so every type starts at 0; the sloppy run has some
+    risen = []
+    for i in range(lines.count()):
+        points = (lines.nth(i).get_attribute("points") or "").split()
+        ys = [float(point.split(",")[1]) for point in points]
+        assert len(ys) == 3 and ys[0] == ys[1] == baseline
+        risen.append(ys[2] < baseline)
+    assert any(risen)
+
+
+def test_the_catalogue_filters_and_counts_and_follows_the_target(
+    url: str, browser: Any, history_root: Path
+) -> None:
+    tab = browser.new_page(viewport={"width": 1300, "height": 1400})
+    tab.goto(url + "/history")
+    rows = tab.locator("#catalogue tr.pattern")
+    total = rows.count()
+    sloppy = tab.locator('#catalogue tr.pattern[data-model="sim-sloppy"]').count()
+    assert 0 < sloppy <= total
+    tab.fill("#catalogue-filter", "sim-sloppy")
+    tab.wait_for_function(
+        f"document.getElementById('catalogue-count').textContent === '{sloppy} of {total} patterns'"
+    )
+    assert tab.locator("#catalogue tr.pattern:not([hidden])").count() == sloppy
+    with urllib.request.urlopen(url + "/history?target=nobody", timeout=30) as answer:
+        page = answer.read().decode()
+    assert "0 of 0 patterns" in page and 'class="pattern"' not in page

@@ -2,9 +2,11 @@
 
 The page shows what ``fcbench history RUNS`` prints, from the same :func:`fcbench.history.build_history`:
 per series (target name, mode, suite) a chart of the pass rate with its 95% interval, one point
-per run, the runs where the model or the dataset changed marked, and a table of the points with
-their failure types and coverage loss; below, the catalogue's patterns of every model seen, with
-the titles and notes people gave them.
+per run, the runs where the model or the dataset changed marked, a chart of each failure type's
+share over the same runs (the same changes marked), and a table of the points with their failure
+types and coverage loss; below, the catalogue's patterns of every model seen (of the target's models
+only when the page is limited to a target), with the titles and notes people gave them, and a filter
+that narrows them and counts what it shows.
 """
 
 from __future__ import annotations
@@ -73,6 +75,22 @@ def chart_points(points: list[Point]) -> list[ChartPoint]:
     return drawn
 
 
+def failure_lines(points: list[Point], drawn: list[ChartPoint]) -> list[dict[str, Any]]:
+    """One line per failure type of a series (its share of the run's observations, over runs),
+    drawn on the pass-rate chart's x positions; a run without that type is at 0."""
+    kinds = sorted({kind for p in points for kind in p.failures})
+    lines = []
+    for number, kind in enumerate(kinds):
+        coords, titles = [], []
+        for p, at in zip(points, drawn, strict=True):
+            rate = p.failures.get(kind)
+            value = rate.rate if rate is not None and rate.rate is not None else 0.0
+            coords.append(f"{at.x},{_y(value)}")
+            titles.append(f"{p.run_id}: {rate.n}/{rate.d}" if rate is not None else f"{p.run_id}: 0")
+        lines.append({"kind": kind, "points": " ".join(coords), "titles": titles, "style": number % 8})
+    return lines
+
+
 def series_context(line: Series, run_keys: dict[str, str]) -> dict[str, Any]:
     """One series as the page draws it: the chart and the table rows."""
     rows = []
@@ -88,9 +106,11 @@ def series_context(line: Series, run_keys: dict[str, str]) -> dict[str, Any]:
                 "loss": f"{p.coverage_loss.n}/{p.coverage_loss.d}",
             }
         )
+    drawn = chart_points(line.points)
     return {
         "series": line,
-        "points": chart_points(line.points),
+        "points": drawn,
+        "failure_lines": failure_lines(line.points, drawn),
         "rows": rows,
         "models": list(dict.fromkeys(p.model for p in line.points)),
     }
@@ -116,6 +136,11 @@ def history_page(root: Path, run_keys: dict[str, str], target: str | None = None
     path = catalogue_path(root)
     catalogue = load_catalogue(path)
     history.catalogue = str(path) if catalogue is not None else None
+    if catalogue is not None and target:  # the target's models only, as its series show them
+        models = {p.model for line in history.series for p in line.points}
+        catalogue = catalogue.model_copy(
+            update={"patterns": [p for p in catalogue.patterns if p.model in models]}
+        )
     return HistoryPage(
         history=history,
         series=[series_context(line, run_keys) for line in history.series],
@@ -124,4 +149,4 @@ def history_page(root: Path, run_keys: dict[str, str], target: str | None = None
     )
 
 
-__all__ = ["ChartPoint", "HistoryPage", "chart_points", "history_page", "series_context"]
+__all__ = ["ChartPoint", "HistoryPage", "chart_points", "failure_lines", "history_page", "series_context"]
