@@ -46,8 +46,8 @@ PLAIN_MAX_BYTES = 256 * 1024
 """Data blocks up to this size stay plain JSON (readable in the file); larger ones are compressed."""
 MAX_RAW_COMPRESSED_BYTES = 20 * 1024 * 1024
 """Raw bodies are embedded only when their blobs take at most this much, compressed."""
-DETAIL_BUDGET_BYTES = 11 * 2**18
-"""Compressed bytes (2.75 MiB; about 3.7 MiB once base64-encoded) the observation blocks (rows,
+DETAIL_BUDGET_BYTES = 10 * 2**18
+"""Compressed bytes (2.5 MiB; about 3.3 MiB once base64-encoded) the observation blocks (rows,
 their distinct values and the raw bodies) may take; above it the outcome, turns and raw bodies of
 passing observations are left out first, then those of the oldest repeats of the others (every
 observation keeps its summary row, so counts, filters and ranking stay exact)."""
