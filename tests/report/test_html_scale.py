@@ -121,6 +121,7 @@ def test_filters_and_search_narrow_the_list(big: tuple[Path, list[dict[str, Any]
     odd = next(r for r in records if r["anomalies"])
     order_id = "ORD-00" + odd["case_id"].split("-")[1]
     tab.fill("#filter-q", order_id)
+    tab.wait_for_function("q => location.hash.indexOf('q=' + q) >= 0", arg=order_id)  # applied after a pause
     settle(tab)
     assert count_of(tab) == sum(1 for r in records if r["case_id"] == odd["case_id"])
     assert f"q={order_id}" in tab.url  # the view is in the address
