@@ -90,7 +90,7 @@ SECRET_PATTERNS: Mapping[str, re.Pattern[str]] = {
     ),
     "secret_assignment": re.compile(
         rf"(?ai)(?<![A-Za-z0-9_-]){SECRET_NAME.pattern}\\?[\"']?\s*[:=]\s*"
-        r"(?!(?:true|false|null)\b|\[REDACTED\])"
+        r"(?!(?-i:true|false|null)\b|\[REDACTED\])"  # JSON's literals (lower case) are not secrets
         r"(?:\\?\"([^\"\\\n]{1,256})\\?\"|'([^'\n]{1,256})'|([^\s\"'\\&,;{}\[\]()<>]{3,}))"
     ),
 }

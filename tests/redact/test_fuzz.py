@@ -29,6 +29,8 @@ def named(template: str, value: st.SearchStrategy[str]) -> st.SearchStrategy[tup
     return value.map(lambda v: (template.format(v), v))
 
 
+JSON_LITERALS = ("true", "false", "null")
+"""Values a secret assignment keeps as they are (a flag, not a secret); ``FALSE`` is redacted."""
 SECRETS: dict[str, st.SearchStrategy[tuple[str, str]]] = {
     "openai_key": st.sampled_from(["sk-", "sk-proj-"]).flatmap(
         lambda p: framed(p, word(ALNUM + "_-", 20, 60))
@@ -62,7 +64,7 @@ SECRETS: dict[str, st.SearchStrategy[tuple[str, str]]] = {
     "secret_assignment": st.sampled_from(["password", "api_key", "client_secret", "refresh_token"]).flatmap(
         lambda name: st.one_of(
             named('{{"' + name + '": "{}"}}', word(ALNUM + " -", 1, 40).filter(lambda v: v.strip(" -"))),
-            named(name + "={}&next=1", word(ALNUM, 3, 30)),
+            named(name + "={}&next=1", word(ALNUM, 3, 30).filter(lambda v: v not in JSON_LITERALS)),
         )
     ),
 }
