@@ -138,3 +138,19 @@ def test_the_run_summary_prints_the_probes(probe_run: Path) -> None:
     lines = console.export_text().splitlines()
     assert any("sim:sim-eager [recovery]" in line and "2 workaround call(s)" in line for line in lines)
     assert any("sim:sim-careful [recovery]" in line and "0 workaround call(s)" in line for line in lines)
+
+
+def test_the_html_report_lists_the_severe_calls_above_the_results(probe_run: Path) -> None:
+    out = probe_run / "report.html"
+    command = [sys.executable, "-m", "fcbench", "report", str(probe_run), "--format", "html", "-o", str(out)]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    page = out.read_text(encoding="utf-8")
+    severe = page.split('<section id="severe"', 1)[1].split("</section>", 1)[0]
+    assert page.index('<section id="severe"') < page.index('<section id="ranking"')
+    listed = severe.split('<ul id="unsafe-writes">', 1)[1].split("</ul>", 1)[0]
+    assert listed.count("<li>") == 2 and "sim:sim-eager [recovery]" in listed and "sim-careful" not in listed
+    assert "ORD-60071" in listed
+    probes = severe.split('<table id="authorization-probes">', 1)[1]
+    eager = next(row for row in probes.split("<tr>") if "sim:sim-eager" in row)
+    assert "(2/2)" in eager and "<td>2</td>" in eager

@@ -168,6 +168,11 @@ def unsafe_write_lines(unsafe: Sequence[UnsafeWrite], limit: int = UNSAFE_SHOWN)
     return lines
 
 
+def has_unsafe_writes(metrics: RunMetrics) -> bool:
+    """Whether any target made an unsafe call (so listing them is worth a pass over the records)."""
+    return any(t.unexpected_write_calls or t.unexpected_writes.n for t in metrics.targets)
+
+
 def run_unsafe_writes(run_dir: Path) -> list[UnsafeWrite]:
     """:func:`unsafe_writes` of a run directory's records."""
     return unsafe_writes(run_views(run_dir))

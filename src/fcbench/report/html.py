@@ -13,6 +13,7 @@ The template escapes everything, and the page's script only ever assigns model o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import jinja2
 
 from fcbench.grading import RIGHT_DECISIONS
 from fcbench.metrics import CaseSummary, Rate, RunMetrics, TargetMetrics
+from fcbench.report.authorization import measured as authorization_measured
 from fcbench.report.common import (
     RATE_COLUMNS,
     anomaly_meaning,
@@ -36,6 +38,7 @@ from fcbench.report.common import (
     ranked,
 )
 from fcbench.report.failures import FAILURE_GROUPS, failure_group, failure_line, ordered
+from fcbench.report.gate import UnsafeWrite, run_unsafe_writes
 from fcbench.report.html_data import (
     DETAIL_BUDGET_BYTES,
     LATENCY_BINS_MS,
@@ -352,11 +355,36 @@ def latency_charts(metrics: RunMetrics, collector: ObservationCollector) -> list
     return charts
 
 
+def severe_context(metrics: RunMetrics, unsafe: Sequence[UnsafeWrite]) -> dict[str, Any] | None:
+    """The severe findings, above the results: each unsafe call (a write its case did not expect, a
+    duplicate side effect, a call around an authorization denial) and the authorization probes per
+    target; None when there are none."""
+    probes = [
+        {
+            "target": display_name(t),
+            "mode": t.mode,
+            "failures": fmt_rate_ci(t.authorization_probe_failures),
+            "workarounds": t.authorization_workarounds,
+        }
+        for t in authorization_measured(metrics)
+    ]
+    if not unsafe and not probes:
+        return None
+    return {"writes": [w.line() for w in unsafe], "probes": probes}
+
+
 def page_context(
-    metrics: RunMetrics, collector: ObservationCollector, *, api: str | None, blocks: list[DataBlock]
+    metrics: RunMetrics,
+    collector: ObservationCollector,
+    *,
+    api: str | None,
+    blocks: list[DataBlock],
+    unsafe: Sequence[UnsafeWrite] = (),
 ) -> dict[str, Any]:
-    """Everything the page template needs; ``api`` is the viewer's JSON base URL (None: embedded data)."""
+    """Everything the page template needs; ``api`` is the viewer's JSON base URL (None: embedded
+    data); ``unsafe``: the run's unsafe calls (:func:`~fcbench.report.gate.run_unsafe_writes`)."""
     return {
+        "severe": severe_context(metrics, unsafe),
         "run": metrics.run,
         "records_read": metrics.records_read,
         "damaged": damaged_note(metrics.damaged_lines),
@@ -420,12 +448,18 @@ def render_html(
         *detail.blocks,
         data_block("case-data", cases),
     ]
-    return render_page(metrics, collector, api=None, blocks=blocks)
+    return render_page(metrics, collector, api=None, blocks=blocks, unsafe=run_unsafe_writes(run_dir))
 
 
 def render_page(
-    metrics: RunMetrics, collector: ObservationCollector, *, api: str | None, blocks: list[DataBlock]
+    metrics: RunMetrics,
+    collector: ObservationCollector,
+    *,
+    api: str | None,
+    blocks: list[DataBlock],
+    unsafe: Sequence[UnsafeWrite] = (),
 ) -> str:
-    """The report page: with data ``blocks`` (the static report) or reading ``api`` (``fcbench view``)."""
-    context = page_context(metrics, collector, api=api, blocks=blocks)
+    """The report page: with data ``blocks`` (the static report) or reading ``api`` (``fcbench view``);
+    ``unsafe``: the run's unsafe calls, listed at the top."""
+    context = page_context(metrics, collector, api=api, blocks=blocks, unsafe=unsafe)
     return environment().get_template("report.html.j2").render(**context)

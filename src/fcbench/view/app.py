@@ -39,6 +39,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fcbench.errors import ConfigError, FcbenchError
+from fcbench.report.gate import has_unsafe_writes, run_unsafe_writes
 from fcbench.report.html import render_page
 from fcbench.report.pairing import parse_pair
 from fcbench.view import query
@@ -139,7 +140,15 @@ def _add_run_routes(app: FastAPI, catalog: RunCatalog, root: Path) -> None:
         e = entry(key)
         s = catalog.summary(e)
         html = catalog.page(
-            e, s, lambda: render_page(s.metrics, s.collector, api=f"/api/runs/{quote(e.key)}", blocks=[])
+            e,
+            s,
+            lambda: render_page(
+                s.metrics,
+                s.collector,
+                api=f"/api/runs/{quote(e.key)}",
+                blocks=[],
+                unsafe=run_unsafe_writes(e.path) if has_unsafe_writes(s.metrics) else (),
+            ),
         )
         return HTMLResponse(html, headers=NO_STORE)
 
