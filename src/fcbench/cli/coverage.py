@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fcbench.cli.cases import SuiteArgument
-from fcbench.cli.importer import DialectOption, LogsArgument, ToolsOption
+from fcbench.cli.importer import DialectOption, LogFormatOnlyOption, LogsArgument, ToolsOption
 
 if TYPE_CHECKING:
     from fcbench.logs.coverage import CoverageReport
@@ -72,9 +72,7 @@ def coverage_command(
     suite: SuiteArgument,
     logs: LogsArgument,
     dialect: DialectOption = None,
-    log_format: Annotated[
-        str, typer.Option("--log-format", help="wire (needs --dialect), otel (OTLP JSON spans) or langfuse.")
-    ] = "wire",
+    log_format: LogFormatOnlyOption = "wire",
     tools: ToolsOption = None,
     fmt: Annotated[
         CoverageFormat, typer.Option("--format", "-f", help="text or json.")

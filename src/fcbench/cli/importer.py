@@ -125,7 +125,11 @@ LogFormatOption = Annotated[
         help="wire (request/response pairs, needs --dialect), otel (OTLP JSON spans) or langfuse.",
     ),
 ]
-"""The ``--format`` of ``import logs`` and ``replay`` (a name of :data:`fcbench.logs.formats.LOG_FORMATS`)."""
+"""The ``--format`` of ``import logs`` (a name of :data:`fcbench.logs.formats.LOG_FORMATS`)."""
+LogFormatOnlyOption = Annotated[
+    str, typer.Option("--log-format", help="wire (needs --dialect), otel (OTLP JSON spans) or langfuse.")
+]
+"""The ``--log-format`` of ``replay`` and ``coverage``, whose ``--format`` is their output's."""
 ToolsOption = Annotated[
     Path | None, typer.Option(help="Tool list offered where a trace records no tool definitions.")
 ]

@@ -16,16 +16,14 @@ from typing import Annotated
 
 import typer
 
-from fcbench.cli.importer import DialectOption, LogsArgument, SkipBadOption, ToolsOption
+from fcbench.cli.importer import DialectOption, LogFormatOnlyOption, LogsArgument, SkipBadOption, ToolsOption
 
 
 def replay_command(
     logs: LogsArgument,
     target: Annotated[str, typer.Option("--target", "-t", help="ENDPOINT:MODEL to replay against.")],
     dialect: DialectOption = None,
-    log_format: Annotated[
-        str, typer.Option("--log-format", help="wire (needs --dialect), otel (OTLP JSON spans) or langfuse.")
-    ] = "wire",
+    log_format: LogFormatOnlyOption = "wire",
     tools: ToolsOption = None,
     out: Annotated[
         Path | None, typer.Option(help="Folder for the report and the redacted raw exchanges.")
