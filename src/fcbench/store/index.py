@@ -56,11 +56,21 @@ def _regular(stamp: Stamp) -> bool:
 
 
 @dataclass
-class RecordOffsets:
-    """The byte range of every record line of one ``records.jsonl``, by observation number."""
+class StampedIndex:
+    """An index of one file, valid while the file keeps the stamp it had when the index was built."""
 
     stamp: Stamp = (0, 0, 0)
-    """The file's stamp when the index was built (it covers ``stamp[1]`` bytes)."""
+    """The file's stamp when the index was built (a record index covers ``stamp[1]`` bytes)."""
+
+    def fresh(self, path: Path) -> bool:
+        """Whether the file is still the one indexed."""
+        return file_stamp(path) == self.stamp
+
+
+@dataclass
+class RecordOffsets(StampedIndex):
+    """The byte range of every record line of one ``records.jsonl``, by observation number."""
+
     starts: array[int] = field(default_factory=lambda: array("q"))
     """Where observation ``n``'s line starts."""
     lengths: array[int] = field(default_factory=lambda: array("q"))
@@ -68,10 +78,6 @@ class RecordOffsets:
 
     def __len__(self) -> int:
         return len(self.starts)
-
-    def fresh(self, path: Path) -> bool:
-        """Whether the file is still the one indexed."""
-        return file_stamp(path) == self.stamp
 
     def line(self, fh: IO[bytes], n: int) -> bytes | None:
         """Observation ``n``'s line read from the open file ``fh`` (one seek, one bounded read)."""
@@ -146,11 +152,9 @@ def _blob_key(blob_id: str) -> int:
 
 
 @dataclass
-class BlobIndex:
+class BlobIndex(StampedIndex):
     """Where each blob of one ``blobs.jsonl.gz`` is: its member and its line within the member."""
 
-    stamp: Stamp = (0, 0, 0)
-    """The file's stamp when the index was built."""
     member_starts: array[int] = field(default_factory=lambda: array("q"))
     """Byte offset of each complete gzip member in the file."""
     member_lengths: array[int] = field(default_factory=lambda: array("q"))
@@ -166,10 +170,6 @@ class BlobIndex:
 
     def __len__(self) -> int:
         return len(self.keys)
-
-    def fresh(self, path: Path) -> bool:
-        """Whether the file is still the one indexed."""
-        return file_stamp(path) == self.stamp
 
     def _positions(self, blob_id: str) -> Iterator[int]:
         key = _blob_key(blob_id)
@@ -290,6 +290,7 @@ __all__ = [
     "BlobIndex",
     "RecordOffsets",
     "Stamp",
+    "StampedIndex",
     "blob_index",
     "file_stamp",
     "indexed_views",
