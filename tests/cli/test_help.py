@@ -45,7 +45,7 @@ def test_repeatable_options_and_paths_have_plain_names() -> None:
     text = help_of(["run"])
     assert re.search(r"--target\s.*TEXT\.\.\.", text), text
     assert re.search(r"--out\s.*PATH", text), text
-    assert re.search(r"--progress\s+--no-progress\s+Show progress", text), text
+    assert re.search(r"--progress / --no-progress\s+Show progress", text), text
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,12 @@
 """Top-level typer application. Each verb lives in its own module exposing ``register(app)``.
 
 Start-up stays light: registering a verb needs only its command signatures, so a verb module
-imports typer, rich and the standard library at module level and everything its command needs to
-run (pydantic models, jsonschema, httpx, the mock, the report stack) inside the command function.
-``fcbench --help`` then imports none of them (``tests/cli/test_startup.py``,
-``benchmarks/startup.py``).
+imports typer and the standard library at module level and everything its command needs to run
+(rich, pydantic models, jsonschema, httpx, the mock, the report stack) inside the command function.
+A verb's click command (its signature read, its options made) is built only when that verb runs or
+shows its help (:class:`VerbGroup`), and help is click's plain layout (:mod:`fcbench.cli.helpformat`),
+not typer's rich panels. ``fcbench --help`` then imports none of them (``tests/cli/test_startup.py``,
+``tests/cli/test_startup_lazy.py``, ``benchmarks/startup.py``).
 
 Exit codes: 0 ok, 1 regression or failed gate, 2 bad input or config. Any
 :class:`~fcbench.errors.FcbenchError` is printed as one clear line, never a traceback.
@@ -12,16 +14,20 @@ Exit codes: 0 ok, 1 regression or failed gate, 2 bad input or config. Any
 
 from __future__ import annotations
 
+import copy
 import importlib
+import inspect
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from typer._click import exceptions as _click_exceptions
+from typer.core import TyperGroup
 
+from fcbench.cli.helpformat import HelpContext, summary
 from fcbench.errors import FcbenchError
 
 VERB_MODULES: tuple[str, ...] = (
@@ -65,6 +71,45 @@ def show_version(value: bool) -> None:
         raise typer.Exit()
 
 
+@dataclass(frozen=True)
+class Verb:
+    """A top-level command as registered, before its click command is built."""
+
+    name: str
+    """What the user types: ``run``, ``cases``."""
+    line: str
+    """Its line in ``fcbench --help``: the first paragraph of its help."""
+    hidden: bool
+    """Left out of ``fcbench --help``."""
+    build: Callable[[], Any]
+    """Builds its click command (a group for ``cases``, ``mock``, ...)."""
+
+
+class VerbGroup(TyperGroup):
+    """The top-level group: a verb's command is built when it is first looked up (to run it, to show
+    its help, to complete it); the list in ``fcbench --help`` reads each verb's name and help only."""
+
+    verbs: dict[str, Verb]
+    """Every verb, in the order ``fcbench --help`` lists them (set by :func:`build_command`)."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """Every verb's name, in registration order."""
+        return list(self.verbs)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The verb's command, built on first use (``None`` for an unknown name)."""
+        verb = self.verbs.get(cmd_name)
+        if verb is not None and cmd_name not in self.commands:
+            self.commands[cmd_name] = plain_commands(verb.build())
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """List every verb shown with its whole line, without building any."""
+        rows = [(verb.name, verb.line) for verb in self.verbs.values() if not verb.hidden]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
 def build_app() -> typer.Typer:
     """Create the typer app with every verb registered."""
     app = typer.Typer(
@@ -73,6 +118,8 @@ def build_app() -> typer.Typer:
         no_args_is_help=True,
         add_completion=True,
         pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        cls=VerbGroup,
     )
 
     @app.callback()
@@ -114,6 +161,15 @@ def plain_param(param: Any) -> Any:
     return param
 
 
+def unset_flag_false(param: Any) -> Any:
+    """``param``, when it is a flag no command receives (``--help``, ``--install-completion``),
+    reading ``False`` rather than ``None`` when not given: typer coerces a ``None`` through a
+    pydantic adapter, which would import pydantic (~0.1 s) for ``fcbench run --help``."""
+    if getattr(param, "is_flag", False) and param.default is None and not param.expose_value:
+        param.default = False
+    return param
+
+
 def suggesting(group: Any) -> None:
     """Make an unknown verb of ``group`` a usage error that names the closest verbs (``fcbench rn``:
     did you mean 'run'?)."""
@@ -131,18 +187,57 @@ def suggesting(group: Any) -> None:
     group.resolve_command = resolve_command
 
 
-def build_command(app: typer.Typer) -> Any:
-    """The click command of ``app``, every parameter showing a plain type name (``TEXT``, not
-    ``<str>``), every group suggesting the closest verbs for an unknown one."""
-    command = typer.main.get_command(app)
+def verbs_of(app: typer.Typer) -> dict[str, Verb]:
+    """The verbs registered on ``app`` (commands first, then groups, as typer orders them), each
+    built by typer's own functions when asked, with ``app``'s settings."""
+    verbs: dict[str, Verb] = {}
+    for command_info in app.registered_commands:
+        callback = command_info.callback
+        assert callback is not None, "a verb needs a function"
+        name = command_info.name or typer.main.get_command_name(callback.__name__)
+        text = command_info.short_help or command_info.help or inspect.getdoc(callback)
+
+        def build_verb(info: Any = command_info) -> Any:
+            return typer.main.get_command_from_info(
+                info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=None
+            )
+
+        verbs[name] = Verb(name, summary(text), command_info.hidden, build_verb)
+    for group_info in app.registered_groups:
+        solved = typer.main.solve_typer_info_defaults(group_info)
+
+        def build_group(info: Any = group_info) -> Any:
+            return typer.main.get_group_from_info(
+                info,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                suggest_commands=app.suggest_commands,
+                rich_markup_mode=None,
+            )
+
+        assert solved.name, "a verb group needs a name (add_typer(..., name=...))"
+        line = summary(solved.short_help or solved.help)
+        verbs[solved.name] = Verb(solved.name, line, solved.hidden, build_group)
+    return verbs
+
+
+def plain_commands(command: Any) -> Any:
+    """``command`` and every command below it laid out plainly (:class:`HelpContext`), showing plain
+    type names (``TEXT``, not ``<str>``), each group suggesting the closest verbs for an unknown one
+    and listing its commands with their whole first paragraph."""
     stack = [command]
     while stack:
         current = stack.pop()
-        stack.extend(getattr(current, "commands", {}).values())
+        current.context_class = HelpContext
+        current.rich_markup_mode = None
+        subcommands = getattr(current, "commands", {}).values()
+        for sub in subcommands:
+            if not sub.short_help:
+                sub.short_help = summary(sub.help)
+        stack.extend(subcommands)
         if hasattr(current, "resolve_command"):
             suggesting(current)
         for param in current.params:
-            plain_param(param)
+            unset_flag_false(plain_param(param))
             if getattr(param, "param_type_name", "") == "argument" and param.metavar is None and param.name:
                 param.metavar = param.name.upper()  # RUN, not {run}
         help_option = getattr(current, "get_help_option", None)
@@ -150,9 +245,19 @@ def build_command(app: typer.Typer) -> Any:
 
             def plain_help_option(ctx: Any, made: Any = help_option) -> Any:
                 option = made(ctx)
-                return option if option is None else plain_param(option)
+                return option if option is None else unset_flag_false(plain_param(option))
 
-            current.get_help_option = plain_help_option  # type: ignore[method-assign]
+            current.get_help_option = plain_help_option
+    return command
+
+
+def build_command(app: typer.Typer) -> Any:
+    """The click command of ``app``: its own options built now, each verb's command when first looked
+    up (:class:`VerbGroup`), all laid out by :func:`plain_commands`."""
+    shell = copy.copy(app)
+    shell.registered_commands, shell.registered_groups = [], []
+    command = plain_commands(typer.main.get_command(shell))
+    command.verbs = verbs_of(app)
     return command
 
 
@@ -182,6 +287,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = command(args=argv, standalone_mode=False)
     except FcbenchError as exc:
+        from rich.console import Console
+        from rich.markup import escape
+
         from fcbench.cli.output import error_text
 
         text = error_text(str(exc))  # data in a message (an MCP server's stderr, a log line) is cleaned
@@ -193,6 +301,9 @@ def main(argv: list[str] | None = None) -> None:
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except OSError as exc:  # --out is a file, -o is a folder, the disk is full, ...
+        from rich.console import Console
+        from rich.markup import escape
+
         from fcbench.cli.output import error_text
 
         where = f"{exc.filename}: " if exc.filename else ""

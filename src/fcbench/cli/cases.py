@@ -15,7 +15,6 @@ from collections import Counter
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 if TYPE_CHECKING:
     from fcbench.suite.loader import Suite
@@ -99,6 +98,8 @@ def review_command(
 
     Example: fcbench cases review imported/
     """
+    from rich.table import Table
+
     from fcbench.report.terminal import data_console, terminal_text
     from fcbench.suite.lint import pending_write_suspects
     from fcbench.suite.loader import load_suite
@@ -154,6 +155,8 @@ def validate_command(
 
     Warns (without failing) when cases are pending review. Example: fcbench cases validate my-suite/
     """
+    from rich.table import Table
+
     from fcbench.errors import CaseError
     from fcbench.report.terminal import data_console, terminal_text
     from fcbench.suite.lint import CATEGORIES, imported_write_suspects, minimum_shortfalls, pattern_warnings
@@ -223,6 +226,8 @@ def list_command(
 
     Example: fcbench cases list refunds --category adversarial
     """
+    from rich.table import Table
+
     from fcbench.report.terminal import data_console, terminal_text
     from fcbench.suite.loader import builtin_suites, load_suite
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from fcbench.errors import ConfigError
 
@@ -73,7 +72,8 @@ def compat_command(
     Examples: fcbench compat; fcbench compat -t openai:gpt-4o-2024-08-06 --repeats 1;
     fcbench compat --suite my-tools --only-suite
     """
-    import asyncio
+
+    from rich.console import Console
 
     from fcbench.cli.common import managed_services, progress_sink
     from fcbench.cli.output import print_data
@@ -84,6 +84,7 @@ def compat_command(
     from fcbench.run import execute
     from fcbench.store.records import RECORDS_FILE
     from fcbench.store.view import iter_views
+    from fcbench.transport.event_loop import run_async
 
     if fmt not in FORMATS:
         raise ConfigError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}", key="--format")
@@ -101,7 +102,7 @@ def compat_command(
     with managed_services(
         spec.targets, mock_latency_ms=mock_latency_ms, mock_faults=mock_faults, console=err
     ) as services:
-        run = asyncio.run(execute(spec, services=services, progress=sink))
+        run = run_async(execute(spec, services=services, progress=sink))
     report = classify(
         plan,
         iter_views(run.run_dir / RECORDS_FILE),

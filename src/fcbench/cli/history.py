@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from fcbench.history import Catalogue, History, Point
 
 PATTERNS_SHOWN = 8
@@ -57,6 +57,8 @@ def history(
         raise InputError("no runs here (no folder holds a manifest.json)", path=str(runs))
     if target is not None and not report.series:
         raise InputError(f"no target named {target!r} in these runs", path=str(runs))
+    from rich.console import Console
+
     from fcbench.cli.output import print_data
 
     err = Console(stderr=True, highlight=False, emoji=False)
@@ -86,6 +88,8 @@ def _change(point: Point) -> str:
 
 
 def _print_history(console: Console, report: History) -> None:
+    from rich.text import Text
+
     from fcbench.redact import sanitize
     from fcbench.report.common import fmt_rate, fmt_rate_ci
     from fcbench.report.fit import fitted
@@ -120,6 +124,8 @@ def _print_history(console: Console, report: History) -> None:
 
 
 def _print_catalogue(console: Console, catalogue: Catalogue, report: History) -> None:
+    from rich.text import Text
+
     from fcbench.redact import sanitize
 
     models = list(dict.fromkeys(p.model for line in report.series for p in line.points))

@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from fcbench.bfcl.convert import ImportReport
     from fcbench.logs.cases import LogImportReport
 
@@ -65,6 +66,8 @@ def bfcl_command(
 
     Example: fcbench import bfcl BFCL_v4_simple_python.json --out bfcl-simple/
     """
+    from rich.console import Console
+
     from fcbench.bfcl.convert import import_bfcl
 
     report = import_bfcl(questions, out, answers=answers, category=category, force=force)
@@ -155,6 +158,8 @@ def logs_command(
     Example: fcbench import logs prod.jsonl --dialect openai-chat --out imported/ --sample 50 --seed 1
     (or: fcbench import logs spans.json --format otel --out imported/)
     """
+    from rich.console import Console
+
     from fcbench.logs.cases import import_logs
     from fcbench.logs.formats import tools_file
 

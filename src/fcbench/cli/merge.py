@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 
 def merge_command(
@@ -17,6 +16,8 @@ def merge_command(
 
     Example: fcbench merge shards/1 shards/2 shards/3 -o runs/merged
     """
+    from rich.console import Console
+
     from fcbench.store.merge import merge_runs
 
     merged = merge_runs(runs, out)

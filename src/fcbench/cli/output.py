@@ -18,8 +18,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fcbench.redact import Redactor, sanitize
-
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -28,12 +26,16 @@ def print_data(console: Console, text: object, *, style: str | None = None, reda
     """Print ``text`` as it is: sanitised (:func:`~fcbench.redact.sanitize`), never read as rich
     markup or emoji codes (``a:b:m`` stays ``a:b:m``), not highlighted; with ``redact``, every
     secret of a documented kind replaced first (text read from logs or a provider)."""
+    from fcbench.redact import Redactor, sanitize
+
     shown = Redactor(patterns=True).text(str(text)) if redact else str(text)
     console.print(sanitize(shown), style=style, markup=False, emoji=False, highlight=False, soft_wrap=True)
 
 
 def error_text(text: str) -> str:
     """An error message safe to print: every secret of a documented kind replaced, sanitised."""
+    from fcbench.redact import Redactor, sanitize
+
     return sanitize(Redactor(patterns=True).text(text))
 
 

@@ -6,13 +6,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
-from rich.console import Console
 
 from fcbench.cli.helptext import RegistryHelpCommand
 from fcbench.cli.output import command_line
 from fcbench.errors import ConfigError, FcbenchError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from fcbench.config import RunConfig
     from fcbench.run import PlanEstimate, RunResult, RunSpec
 
@@ -175,7 +176,6 @@ def run_command(
     Examples: fcbench run; fcbench run -t openai:gpt-4o-2024-08-06 --min-category-pass-rate normal=0.9;
     fcbench run --dry-run --sample 20
     """
-    import asyncio
 
     from fcbench.cli.common import check_input_paths, interruptible, managed_services, progress_sink
     from fcbench.config import CommandLine, GateFlags, load_config
@@ -184,6 +184,7 @@ def run_command(
     from fcbench.run import estimate, execute, prepare, resume_base
     from fcbench.run.plan import Shard
     from fcbench.suite.lint import imported_write_suspects
+    from fcbench.transport.event_loop import run_async
 
     flags = CommandLine(
         suite=suite,
@@ -251,7 +252,7 @@ def run_command(
         ) as services,
     ):
         try:
-            result: RunResult = asyncio.run(execute(spec, services=services, progress=sink))
+            result: RunResult = run_async(execute(spec, services=services, progress=sink))
         except KeyboardInterrupt:
             console.print(
                 terminal_text(

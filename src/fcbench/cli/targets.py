@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 
 def targets_command(
@@ -18,6 +17,8 @@ def targets_command(
 
     Examples: fcbench targets; fcbench targets -c fcbench.yaml
     """
+    from rich.console import Console
+
     from fcbench.config import load_config
     from fcbench.endpoints import DEFAULT_TARGETS, all_endpoints
     from fcbench.report.fit import fitted
