@@ -60,6 +60,7 @@ from fcbench.store.records import (
     record_key,
     write_manifest,
 )
+from fcbench.suite.caselist import heads_of
 from fcbench.suite.imports import text_sha256
 from fcbench.suite.loader import Suite, load_suite
 from fcbench.suite.models import Case
@@ -282,7 +283,7 @@ def estimate(spec: RunSpec) -> PlanEstimate:
     )
 
 
-def _filtered_cases(spec: RunSpec, **sampling: Any) -> list[Case]:
+def _filtered_cases(spec: RunSpec, **sampling: Any) -> Sequence[Case]:
     """The suite's cases the config's filters select (:func:`select_cases`; ``sampling`` adds its
     sample, seed, modes and pending options)."""
     config = spec.config
@@ -319,7 +320,7 @@ def pending_not_scored(spec: RunSpec) -> int:
     config = spec.config
     if config.include_pending or spec.requests:
         return 0
-    return sum(1 for case in _filtered_cases(spec) if case.pending)
+    return sum(1 for case in heads_of(_filtered_cases(spec)) if case.pending)
 
 
 def _service_url(target: Target, running: Mapping[str, RunningService]) -> str | None:

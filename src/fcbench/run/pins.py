@@ -37,6 +37,7 @@ from fcbench.errors import RunStateError
 from fcbench.files import read_run_bytes
 from fcbench.run.plan import Target
 from fcbench.store.records import Manifest, PinnedTarget, ToolSetPin
+from fcbench.suite.caselist import heads_of
 from fcbench.suite.imports import json_sha256
 from fcbench.suite.parts import Suite
 
@@ -83,9 +84,10 @@ def tool_pins(suite: Suite) -> dict[str, ToolSetPin]:
     a hash per tool and the cases offered it."""
     tools: dict[str, list[Tool]] = {}
     cases: dict[str, list[str]] = {}
-    for case in suite.cases:
-        name = case.tools if isinstance(case.tools, str) else f"inline:{case.id}"
-        tools.setdefault(name, suite.tools_for(case))
+    for position, case in enumerate(heads_of(suite.cases)):  # heads: only inline lists build a case
+        name = case.tool_set if case.tool_set is not None else f"inline:{case.id}"
+        if name not in tools:
+            tools[name] = suite.tools_for(suite.cases[position])
         cases.setdefault(name, []).append(case.id)
     return {
         name: ToolSetPin(tools={t.name: tool_hash(t) for t in offered}, cases=cases[name])

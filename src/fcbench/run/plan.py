@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import fnmatch
 import random
+from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from fcbench.config import TargetSettings
 from fcbench.contract import MODES
@@ -18,6 +20,7 @@ from fcbench.endpoints import Endpoint, target_label
 from fcbench.errors import ConfigError
 from fcbench.store.records import ObservationKey, TargetRef, observation_key
 from fcbench.suggest import did_you_mean
+from fcbench.suite.caselist import CaseFacts, heads_of, pick
 from fcbench.suite.models import Case
 
 GLOB_CHARS = frozenset("*?[")
@@ -87,13 +90,16 @@ class Shard:
         return seq % self.count == self.index - 1
 
 
-def matching_ids(cases: Sequence[Case], patterns: Iterable[str], key: str) -> set[str]:
+def matching_ids(cases: Sequence[CaseFacts], patterns: Iterable[str], key: str) -> set[str]:
     """The ids of ``cases`` that ``patterns`` name: ids, or shell-style globs (``select-*``,
     ``types-0?``, ``[ab]-*``); a pattern matching no case is a :class:`ConfigError` under ``key``
     naming the closest ids."""
+    wanted = list(dict.fromkeys(patterns))
+    if not wanted:
+        return set()
     known = [c.id for c in cases]
     found: set[str] = set()
-    for pattern in dict.fromkeys(patterns):
+    for pattern in wanted:
         glob = bool(GLOB_CHARS & set(pattern))
         matched = (
             [i for i in known if fnmatch.fnmatchcase(i, pattern)] if glob else [pattern] * (pattern in known)
@@ -103,6 +109,31 @@ def matching_ids(cases: Sequence[Case], patterns: Iterable[str], key: str) -> se
             raise ConfigError(f"no {what} {pattern}{did_you_mean(pattern, known)}", key=key)
         found.update(matched)
     return found
+
+
+def _filtered(
+    facts: Sequence[CaseFacts],
+    categories: Iterable[str],
+    tags: Iterable[str],
+    ids: Iterable[str],
+    exclude_tags: Iterable[str],
+    exclude_ids: Iterable[str],
+) -> list[int]:
+    """Positions of the cases matching every filter, minus the excluded ones."""
+    cats, tag_set, excluded = set(categories), set(tags), set(exclude_tags)
+    id_set = matching_ids(facts, ids, "--case")
+    excluded_ids = matching_ids(facts, exclude_ids, "--exclude-case")
+    if not (cats or tag_set or id_set or excluded or excluded_ids):
+        return list(range(len(facts)))
+    return [
+        position
+        for position, c in enumerate(facts)
+        if (not cats or c.category in cats)
+        and (not tag_set or tag_set & set(c.tags))
+        and (not id_set or c.id in id_set)
+        and not excluded & set(c.tags)
+        and c.id not in excluded_ids
+    ]
 
 
 def select_cases(
@@ -117,32 +148,23 @@ def select_cases(
     seed: int = 0,
     modes: Sequence[str] | None = None,
     include_pending: bool = True,
-) -> list[Case]:
+) -> Sequence[Case]:
     """Cases matching every given filter (a filter left empty matches everything; ``ids`` may be
     globs, :func:`matching_ids`), minus those
     with an excluded tag or an id ``exclude_ids`` names (ids or globs too) and (unless
     ``include_pending``) the pending ones, then (with ``sample``) a
     stratified sample of ``sample`` cases in total (:func:`stratified_sample`), drawn only from the
     cases one of ``modes`` observes (all, when ``modes`` is None), so a sample for ``selection``
-    holds no recovery scenario and vice versa."""
-    cats, tag_set, excluded = set(categories), set(tags), set(exclude_tags)
-    id_set = matching_ids(cases, ids, "--case")
-    excluded_ids = matching_ids(cases, exclude_ids, "--exclude-case")
-    chosen = [
-        c
-        for c in cases
-        if (not cats or c.category in cats)
-        and (not tag_set or tag_set & set(c.tags))
-        and (not id_set or c.id in id_set)
-        and not excluded & set(c.tags)
-        and c.id not in excluded_ids
-    ]
+    holds no recovery scenario and vice versa. Selecting reads only each case's head
+    (:mod:`fcbench.suite.caselist`): no case is built for it."""
+    facts = heads_of(cases)
+    chosen = _filtered(facts, categories, tags, ids, exclude_tags, exclude_ids)
     if not chosen:
         raise ConfigError(
             "the filters select no case", key="--category/--tag/--case/--exclude-tag/--exclude-case"
         )
-    if not include_pending:
-        confirmed = [c for c in chosen if not c.pending]
+    if not include_pending and any(facts[p].pending for p in chosen):
+        confirmed = [p for p in chosen if not facts[p].pending]
         if not confirmed:
             raise ConfigError(
                 f"every selected case is pending ({len(chosen)}: expected prefilled, not confirmed by a "
@@ -150,33 +172,40 @@ def select_cases(
                 key="--include-pending",
             )
         chosen = confirmed
-    if sample is None:
-        return chosen
-    pool = chosen if modes is None else [c for c in chosen if any(mode_applies(m, c) for m in modes)]
-    return stratified_sample(pool, sample, seed)
+    if sample is not None:
+        pool = (
+            chosen if modes is None else [p for p in chosen if any(mode_applies(m, facts[p]) for m in modes)]
+        )
+        chosen = _sampled(facts, pool, sample, seed)
+    return cases if len(chosen) == len(cases) else pick(cases, chosen)
 
 
-def stratified_sample(cases: Sequence[Case], size: int, seed: int) -> list[Case]:
-    """``size`` of ``cases``, drawn per stratum (category, and scenario or not) in proportion to its
-    share (largest remainders), the same for the same seed, kept in suite order."""
-    if size >= len(cases):
-        return list(cases)
-    strata: dict[tuple[str, bool], list[Case]] = {}
-    for case in cases:
-        strata.setdefault((case.category, case.recovery is not None), []).append(case)
-    quotas = {key: size * len(group) / len(cases) for key, group in strata.items()}
+def _sampled(facts: Sequence[CaseFacts], pool: Sequence[int], size: int, seed: int) -> list[int]:
+    """The positions :func:`stratified_sample` keeps of the cases at ``pool``."""
+    if size >= len(pool):
+        return list(pool)
+    strata: dict[tuple[str, bool], list[int]] = {}
+    for position in pool:
+        strata.setdefault((facts[position].category, facts[position].multi_turn), []).append(position)
+    quotas = {key: size * len(group) / len(pool) for key, group in strata.items()}
     counts = {key: int(quota) for key, quota in quotas.items()}
     by_remainder = sorted(quotas, key=lambda key: (counts[key] - quotas[key], key))
     for key in by_remainder[: size - sum(counts.values())]:
         counts[key] += 1
     rng = random.Random(seed)
-    chosen = {case.id for key in sorted(strata) for case in rng.sample(strata[key], counts[key])}
-    return [case for case in cases if case.id in chosen]
+    chosen = {facts[p].id for key in sorted(strata) for p in rng.sample(strata[key], counts[key])}
+    return [position for position in pool if facts[position].id in chosen]
 
 
-def mode_applies(mode: str, case: Case) -> bool:
+def stratified_sample(cases: Sequence[Case], size: int, seed: int) -> Sequence[Case]:
+    """``size`` of ``cases``, drawn per stratum (category, and scenario or not) in proportion to its
+    share (largest remainders), the same for the same seed, kept in suite order."""
+    return pick(cases, _sampled(heads_of(cases), range(len(cases)), size, seed))
+
+
+def mode_applies(mode: str, case: CaseFacts) -> bool:
     """Whether ``case`` is observed in ``mode``: scenarios only in multi-turn modes, and vice versa."""
-    return MODES[mode].multi_turn == (case.recovery is not None)
+    return MODES[mode].multi_turn == case.multi_turn
 
 
 def build_plan(
@@ -209,12 +238,14 @@ def planned_by(plan: Sequence[Planned]) -> dict[str, dict[str, int]]:
     return counts
 
 
-@dataclass(frozen=True)
-class _CaseSlot:
-    """Where one case's observations sit in a target's part of the plan."""
+class _CaseSlot(NamedTuple):
+    """Where one case's observations sit in a target's part of the plan (a tuple: a plan of a
+    10^5-case suite makes 10^5 of them before its first request)."""
 
-    case: Case
-    """The case."""
+    position: int
+    """The case's index in the plan's cases (built when an observation of it is)."""
+    case_id: str
+    """The case's id."""
     offset: int
     """Plan position (``seq``) of the case's first observation within one target's part."""
     modes: tuple[str, ...]
@@ -230,7 +261,8 @@ class Plan:
     for: what is kept is one small slot per case, so the first request of a run leaves before the
     rest of its plan exists, and memory does not grow with the number of observations. The counts
     (:meth:`__len__`, :meth:`planned_by`) are computed from the slots, and :meth:`seq_of` finds an
-    observation's place from its key (resume).
+    observation's place from its key (resume). The slots are made from the cases' heads
+    (:mod:`fcbench.suite.caselist`): a case is built only when one of its observations is.
     """
 
     targets: Sequence[Target]
@@ -249,9 +281,13 @@ class Plan:
         """One slot per case, in suite order."""
         slots: list[_CaseSlot] = []
         offset = 0
-        for case in self.cases:
-            modes = tuple(mode for mode in self.modes if mode_applies(mode, case))
-            slots.append(_CaseSlot(case, offset, modes))
+        by_kind = {
+            kind: tuple(mode for mode in self.modes if MODES[mode].multi_turn == kind)
+            for kind in (False, True)
+        }
+        for position, case in enumerate(heads_of(self.cases)):
+            modes = by_kind[case.multi_turn]
+            slots.append(_CaseSlot(position, case.id, offset, modes))
             offset += self.repeats * len(modes)
         return slots
 
@@ -260,7 +296,7 @@ class Plan:
         """Case id -> its slot."""
         found: dict[str, _CaseSlot] = {}
         for slot in self._slots:
-            found.setdefault(slot.case.id, slot)
+            found.setdefault(slot.case_id, slot)
         return found
 
     @cached_property
@@ -268,9 +304,14 @@ class Plan:
         return {target.label: index for index, target in enumerate(self.targets)}
 
     @cached_property
+    def _mode_groups(self) -> Counter[tuple[str, ...]]:
+        """How many cases each tuple of applying modes has, in the order first met."""
+        return Counter(slot.modes for slot in self._slots)
+
+    @cached_property
     def _per_target(self) -> int:
         """Observations in one target's part of the whole plan (before sharding)."""
-        return sum(self.repeats * len(slot.modes) for slot in self._slots)
+        return sum(self.repeats * len(modes) * count for modes, count in self._mode_groups.items())
 
     def observes_nothing(self) -> bool:
         """Whether the whole plan (every shard of it) holds no observation."""
@@ -290,12 +331,13 @@ class Plan:
                     for mode_index, mode in enumerate(slot.modes):
                         seq = self._seq(target_index, slot, repeat, mode_index)
                         if self._owns(seq):
-                            yield Planned(seq=seq, target=target, case=slot.case, repeat=repeat, mode=mode)
+                            case = self.cases[slot.position]
+                            yield Planned(seq=seq, target=target, case=case, repeat=repeat, mode=mode)
 
     def in_execution_order(self, skip: Collection[ObservationKey] = ()) -> Iterator[Planned]:
         """Every observation in the order :func:`execution_order` gives, but those whose key
         ``skip`` holds (already recorded), each built when it is asked for."""
-        by_id = sorted(self._slots, key=lambda slot: slot.case.id)
+        by_id = sorted(self._slots, key=lambda slot: slot.case_id)
         for repeat in range(self.repeats):
             for slot in by_id:
                 for mode_index, mode in sorted(enumerate(slot.modes), key=lambda pair: pair[1]):
@@ -303,9 +345,10 @@ class Plan:
                         seq = self._seq(target_index, slot, repeat, mode_index)
                         if not self._owns(seq):
                             continue
-                        if skip and observation_key(target.label, slot.case.id, repeat, mode) in skip:
+                        if skip and observation_key(target.label, slot.case_id, repeat, mode) in skip:
                             continue
-                        yield Planned(seq=seq, target=target, case=slot.case, repeat=repeat, mode=mode)
+                        case = self.cases[slot.position]
+                        yield Planned(seq=seq, target=target, case=case, repeat=repeat, mode=mode)
 
     def seq_of(self, key: ObservationKey) -> int | None:
         """The ``seq`` of the observation ``key`` names; None when it is not in this plan (or shard)."""
@@ -317,11 +360,8 @@ class Plan:
         seq = self._seq(target, slot, repeat, slot.modes.index(mode))
         return seq if self._owns(seq) else None
 
-    def _owned(self, target: int, slot: _CaseSlot) -> Iterator[tuple[str, int]]:
-        """(mode, observations) of one case and target that this plan (or shard) holds, in plan order."""
-        if self.shard is None:
-            yield from ((mode, self.repeats) for mode in slot.modes)
-            return
+    def _shard_owned(self, target: int, slot: _CaseSlot) -> Iterator[tuple[str, int]]:
+        """(mode, 1) for each observation of one case and target that this shard holds, in plan order."""
         for repeat in range(self.repeats):
             for mode_index, mode in enumerate(slot.modes):
                 if self._owns(self._seq(target, slot, repeat, mode_index)):
@@ -332,8 +372,12 @@ class Plan:
         counts: dict[str, dict[str, int]] = {}
         for target_index, target in enumerate(self.targets):
             by_mode: dict[str, int] = {}
-            for slot in self._slots:
-                for mode, count in self._owned(target_index, slot):
+            if self.shard is None:  # every case's modes, repeats times
+                for modes, cases in self._mode_groups.items():
+                    for mode in modes:
+                        by_mode[mode] = by_mode.get(mode, 0) + self.repeats * cases
+            for slot in self._slots if self.shard is not None else ():
+                for mode, count in self._shard_owned(target_index, slot):
                     by_mode[mode] = by_mode.get(mode, 0) + count
             if by_mode:
                 counts[target.label] = by_mode

@@ -27,7 +27,8 @@ servers (``tool_sources``) add their ``tools/list`` result under the name ``mcp:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,11 @@ from typing import Any
 from fcbench.contract import Tool
 from fcbench.errors import CaseError
 from fcbench.suite.access import check_store
+from fcbench.suite.cache import SuiteCache
+from fcbench.suite.caselist import CaseList, head_of
 from fcbench.suite.checks import ToolContext
 from fcbench.suite.imports import read_tool_list
-from fcbench.suite.mcp_tools import fetch_sources, hash_sources, with_sources
+from fcbench.suite.mcp_tools import SourcedTools, fetch_sources, hash_sources, with_sources
 from fcbench.suite.models import Case, ClaimRules, SuiteInfo
 from fcbench.suite.onefile import load_one_file
 from fcbench.suite.parts import (
@@ -53,6 +56,7 @@ from fcbench.suite.parts import (
     check_info,
 )
 from fcbench.suite.reading import (
+    UTF8_BOM,
     decode_lines,
     json_error_message,
     strict_json_loads,
@@ -67,6 +71,10 @@ STORE_FILE = "store.json"
 CLAIMS_FILE = "claims.json"
 FAKES_FILE = "fakes.json"
 CORE_TOOLS_FILE = "tools.core.json"
+READ_FILES = frozenset(
+    {SUITE_FILE, SYSTEM_FILE, CASES_FILE, RECOVERY_FILE, STORE_FILE, CLAIMS_FILE, FAKES_FILE}
+)
+"""The files of a suite folder the loader reads besides its tool sets (``tools.<set>.json``)."""
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 """Folder holding the built-in suites, one subfolder each."""
@@ -124,6 +132,20 @@ def resolve_suite(name_or_path: str | Path) -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class ParsedCase:
+    """A case read from a case file, and where it was."""
+
+    file: str
+    """The case file's name."""
+    line: int
+    """Its 1-based line number."""
+    case: Case
+    """The case, checked on its own."""
+    span: tuple[int, int]
+    """Byte offsets of its line in the file."""
+
+
 def _whole(reader: SuiteReader, name: str, text: str) -> Report:
     return lambda findings: reader.add_findings(name, text, (0, len(text)), findings)
 
@@ -178,11 +200,9 @@ def _load_tool_sets(reader: SuiteReader, given: Sequence[str]) -> ToolContext:
 
 
 def _line_reporter(reader: SuiteReader, file_name: str, number: int) -> Report:
-    where = reader.display(file_name)
-
     def report(findings: Sequence[Finding]) -> None:
         for finding in findings:
-            reader.problems.add(where, number, str(finding))
+            reader.problems.add(reader.display(file_name), number, str(finding))
 
     return report
 
@@ -198,19 +218,28 @@ def _parse_case_line(
     return check_case(data, context, _line_reporter(reader, file_name, number))
 
 
-def _load_case_file(reader: SuiteReader, file_name: str, context: ToolContext) -> list[tuple[str, int, Case]]:
+def _line_spans(data: bytes) -> Iterator[tuple[int, int]]:
+    """Byte spans of the lines of ``data`` split on LF (a leading BOM left out), LF excluded."""
+    start = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
+    while (end := data.find(b"\n", start)) != -1:
+        yield start, end
+        start = end + 1
+    yield start, len(data)
+
+
+def _load_case_file(reader: SuiteReader, file_name: str, context: ToolContext) -> list[ParsedCase]:
     data = reader.read(file_name)
     if data is None:
         return []
     where = reader.display(file_name)
     lines = decode_lines(data, where, reader.problems)
-    parsed: list[tuple[str, int, Case]] = []
-    for number, line in enumerate(lines, start=1):
+    parsed: list[ParsedCase] = []
+    for number, (line, span) in enumerate(zip(lines, _line_spans(data), strict=True), start=1):
         if line is None or not line.strip():
             continue
         case = _parse_case_line(reader, file_name, number, line, context)
         if case is not None:
-            parsed.append((file_name, number, case))
+            parsed.append(ParsedCase(file_name, number, case, span))
     if all(line is not None for line in lines):
         reader.texts[file_name] = "\n".join(line for line in lines if line is not None)
     if all(line is not None and not line.strip() for line in lines):
@@ -219,36 +248,83 @@ def _load_case_file(reader: SuiteReader, file_name: str, context: ToolContext) -
     return parsed
 
 
-def _load_cases(reader: SuiteReader, context: ToolContext) -> list[Case]:
-    parsed = _load_case_file(reader, CASES_FILE, context)
-    if (reader.folder / RECOVERY_FILE).is_file():
-        parsed += _load_case_file(reader, RECOVERY_FILE, context)
+def _case_files(folder: Path) -> list[str]:
+    """The case files of a suite folder, in the order their cases come."""
+    return [CASES_FILE, *([RECOVERY_FILE] if (folder / RECOVERY_FILE).is_file() else [])]
+
+
+def _load_cases(reader: SuiteReader, context: ToolContext) -> CaseList:
+    files = _case_files(reader.folder)
+    parsed = [found for name in files for found in _load_case_file(reader, name, context)]
     check_case_ids(
         [
             (
-                _line_reporter(reader, name, number),
-                partial(str, f"line {number}" if name == CASES_FILE else f"{name} line {number}"),
-                case,
+                _line_reporter(reader, p.file, p.line),
+                partial(str, f"line {p.line}" if p.file == CASES_FILE else f"{p.file} line {p.line}"),
+                p.case,
             )
-            for name, number, case in parsed
+            for p in parsed
         ]
     )
-    return [case for _, _, case in parsed]
+    heads = [head_of(p.case, files.index(p.file), p.span, p.line) for p in parsed]
+    return CaseList(heads, kept=[p.case for p in parsed])
 
 
-def load_suite(name_or_path: str | Path, tool_sources: Sequence[str] = ()) -> Suite:
+def _suite_files(folder: Path) -> list[tuple[str, bytes]] | None:
+    """Name and bytes of every file the loader reads from ``folder``; None when one of them is
+    not a regular file or cannot be read (the checked load reports it)."""
+    try:
+        entries = {entry.name: entry for entry in os.scandir(folder)}
+        names = [n for n in entries if n in READ_FILES or TOOL_SET_FILE.match(n)]
+        if any(not entries[name].is_file() for name in names):
+            return None
+        return [(name, (folder / name).read_bytes()) for name in names]
+    except OSError:
+        return None
+
+
+def _cached(folder: Path, cache: SuiteCache) -> tuple[str, Suite | None, dict[str, bytes]] | None:
+    """The key, the cached suite (None: not cached yet) and the files read, for a folder suite
+    large enough to cache; None when it is not cached at all."""
+    files = _suite_files(folder)
+    if files is None:
+        return None
+    by_name = dict(files)
+    if not cache.worth_it(sum(len(by_name.get(name, b"")) for name in _case_files(folder))):
+        return None
+    key = cache.key(files)
+    return key, cache.read(key, folder, by_name), by_name
+
+
+def load_suite(
+    name_or_path: str | Path, tool_sources: Sequence[str] = (), cache: SuiteCache | bool = True
+) -> Suite:
     """Load and check a suite by built-in name (``core``), folder path or one-file suite path.
 
     ``tool_sources`` are MCP server commands (``[SET=]COMMAND ARGS``, set ``core`` by default) whose
     ``tools/list`` result becomes that tool set. Raises :class:`~fcbench.errors.CaseError` (a
     :class:`~fcbench.suite.reading.SuiteError` listing every problem, each as
-    ``file:line: field: message``) when anything is wrong.
+    ``file:line: field: message``) when anything is wrong. A large folder suite already found valid
+    is read from the suite cache (:mod:`fcbench.suite.cache`; ``cache``: True for the user's cache
+    unless the environment turns it off, False for none, or the cache to use).
     """
     path = resolve_suite(name_or_path)
     sourced = fetch_sources(tool_sources)  # before reading: cases are checked against these tools
     if path.is_file():
         return load_one_file(path, sourced)
-    reader = SuiteReader(path)
+    chosen = SuiteCache.from_environment() if cache is True else cache or None
+    cached = _cached(path, chosen) if chosen is not None and not sourced else None
+    if cached is not None and cached[1] is not None:
+        return cached[1]
+    suite = _checked_folder(SuiteReader(path, given=cached[2] if cached else None), sourced)
+    if chosen is not None and cached is not None:
+        chosen.write(cached[0], suite, _case_files(path))
+    return suite
+
+
+def _checked_folder(reader: SuiteReader, sourced: Sequence[SourcedTools]) -> Suite:
+    """Read and check every file of a suite folder (see :func:`load_suite`)."""
+    path = reader.folder
     info, info_report = _load_info(reader)
     system = reader.read_text(SYSTEM_FILE, may_be_empty=True) if (path / SYSTEM_FILE).exists() else ""
     context = with_sources(_load_tool_sets(reader, [s.tool_set for s in sourced]), sourced)

@@ -274,6 +274,16 @@ class Case(_Strict):
         return []
 
     @property
+    def tool_set(self) -> str | None:
+        """The name of the tool set the case is offered; None when it has its own inline list."""
+        return self.tools if isinstance(self.tools, str) else None
+
+    @property
+    def multi_turn(self) -> bool:
+        """Whether the case is a multi-turn scenario (``recovery`` set: run in multi-turn modes only)."""
+        return self.recovery is not None
+
+    @property
     def pending(self) -> bool:
         """Whether no person has confirmed the case's expectation yet (``label: pending``)."""
         return self.label == "pending"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from fcbench.contract import Tool
 from fcbench.errors import CaseError
 from fcbench.files import kind_of
+from fcbench.suite.caselist import heads_of
 from fcbench.suite.checks import ToolContext, case_findings
 from fcbench.suite.fakes import FakeScripts, ToolScript
 from fcbench.suite.imports import ToolImport
@@ -54,8 +55,9 @@ class Suite:
     """The system prompt (line endings normalised, trailing newlines removed); empty: none is sent."""
     tool_sets: dict[str, list[Tool]]
     """Tool sets by name (``core`` from ``tools.core.json`` and so on)."""
-    cases: list[Case]
-    """Cases in file order."""
+    cases: Sequence[Case]
+    """Cases in file order (a :class:`~fcbench.suite.caselist.CaseList` from the loaders: a large
+    suite read from the cache builds each case when it is first asked for)."""
     dataset_hash: str
     """SHA-256 (hex) over the suite's files, stable across line-ending conversion."""
     claims: ClaimRules = field(default_factory=ClaimRules)
@@ -86,18 +88,20 @@ class Suite:
 
     def case(self, case_id: str) -> Case:
         """The case with id ``case_id``."""
-        for case in self.cases:
-            if case.id == case_id:
-                return case
+        for index, known in enumerate(heads_of(self.cases)):
+            if known.id == case_id:
+                return self.cases[index]
         raise CaseError(f"no case {case_id!r} in suite {self.info.name!r}", path=str(self.path))
 
 
 class SuiteReader:
     """State of one suite load: the folder, the problems found and the texts read for the hash."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, given: Mapping[str, bytes] | None = None) -> None:
         self.folder = folder
         """The folder the suite's files are read from (a one-file suite's own folder)."""
+        self.given: Mapping[str, bytes] = given or {}
+        """Bytes of files already read (each known to be a regular file), by name."""
         self.problems = ProblemList()
         """Every problem found so far, raised together at the end."""
         self.texts: dict[str, str] = {}
@@ -111,6 +115,8 @@ class SuiteReader:
 
     def read(self, name: str) -> bytes | None:
         """The bytes of file ``name``; None (and a problem) when it is missing or unreadable."""
+        if name in self.given:
+            return self.given[name]
         path = self.folder / name
         if not path.is_file():  # a FIFO or a device is never opened: reading one could hang
             kind = kind_of(path.stat().st_mode) if path.exists() else None
