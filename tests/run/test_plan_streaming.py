@@ -1,5 +1,6 @@
 """The plan is expanded while the run goes: the first request of a 10^5-case run leaves before the
-plan is complete, and a run holds at most ``concurrency`` planned observations ahead of its records.
+plan is complete, and a run holds at most ``concurrency`` planned observations ahead of its records;
+a 10^5-case suite read from the suite cache builds its cases only as their observations are made.
 
 The provider is an aiohttp server on 127.0.0.1 in the test's own event loop, so what the plan has
 built when it sees its first request is read at that very moment (an order of events, no timing).
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +23,11 @@ from fcbench.config import RunConfig
 from fcbench.endpoints import BUILTIN_ENDPOINTS
 from fcbench.run import execute, plan, prepare
 from fcbench.store.records import read_manifest
-from fcbench.suite.loader import Suite, load_suite
+from fcbench.suite.cache import SuiteCache
+from fcbench.suite.caselist import CaseHead, CaseList
+from fcbench.suite.loader import BUILTIN_DIR, Suite, load_suite
+from fcbench.suite.models import Case
+from fcbench.suite.parts import SuiteReader
 
 CASES = 100_000
 CONCURRENCY = 20
@@ -60,14 +66,53 @@ def large_suite() -> Suite:
     return replace(suite, cases=cases)
 
 
+@pytest.fixture(scope="module")
+def cached_large_suite(tmp_path_factory: pytest.TempPathFactory) -> Suite:
+    """A 10^5-case suite folder on disk (the core suite's tools, one of its single-turn cases with
+    new ids), loaded from a suite cache holding its checked form as a load would have left it."""
+    folder = tmp_path_factory.mktemp("large") / "suite"
+    shutil.copytree(BUILTIN_DIR / "core", folder)
+    (folder / "recovery.jsonl").unlink()
+    core = load_suite(folder, cache=False)
+    model = next(case for case in core.cases if not case.multi_turn)
+    line = next(
+        text for text in (folder / "cases.jsonl").read_text(encoding="utf-8").splitlines() if model.id in text
+    )
+    heads, offset = [], 0
+    with (folder / "cases.jsonl").open("wb") as out:
+        for number in range(CASES):
+            data = json.dumps({**json.loads(line), "id": f"gen-{number:06d}"}).encode()
+            facts = (f"gen-{number:06d}", model.category, tuple(model.tags), False, False, model.tool_set)
+            heads.append(CaseHead(*facts, 0, offset, offset + len(data), number + 1))
+            out.write(data + b"\n")
+            offset += len(data) + 1
+    reader = SuiteReader(folder)
+    files = sorted(path.name for path in folder.iterdir())
+    for name in files:
+        reader.read_text(name)
+    cache = SuiteCache(folder.parent / "cache", min_bytes=0)
+    checked = replace(core, cases=CaseList(heads), dataset_hash=reader.dataset_hash())
+    cache.write(cache.key([(name, (folder / name).read_bytes()) for name in files]), checked, ["cases.jsonl"])
+    return load_suite(folder, cache=cache)
+
+
 class PlannedCounter:
-    """Counts the planned observations built (``Planned`` instances), in the test's process."""
+    """Counts the planned observations built (``Planned`` instances) and the cases a cached suite
+    built from their lines, in the test's process."""
 
     def __init__(self) -> None:
         self.built = 0
+        self.cases_built = 0
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         counter = self
+        build = CaseList._build
+
+        def counted_build(cases: CaseList, head: CaseHead) -> Case:
+            counter.cases_built += 1
+            return build(cases, head)
+
+        monkeypatch.setattr(CaseList, "_build", counted_build)
 
         class CountedPlanned(plan.Planned):
             def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -91,11 +136,13 @@ class Provider:
     def __init__(self, counter: PlannedCounter) -> None:
         self.counter = counter
         self.planned_at_request: list[int] = []
+        self.cases_at_request: list[int] = []
         self.first = asyncio.Event()
         self.release = asyncio.Event()
 
     async def answer(self, request: web.Request) -> web.Response:
         self.planned_at_request.append(self.counter.built)
+        self.cases_at_request.append(self.counter.cases_built)
         self.first.set()
         await request.read()
         await self.release.wait()
@@ -164,6 +211,19 @@ def test_first_request_leaves_before_the_plan_is_complete(
     for made, planned in enumerate(provider.planned_at_request):
         assert planned <= made + CONCURRENCY + 1
     assert counter.built < CASES // 100
+
+
+def test_a_cached_suite_on_disk_sends_its_first_request_before_building_its_cases(
+    cached_large_suite: Suite, counter: PlannedCounter, tmp_path: Path
+) -> None:
+    assert len(cached_large_suite.cases) == CASES and counter.cases_built == 0
+    provider, run_dir = asyncio.run(first_requests(cached_large_suite, counter, tmp_path))
+    # the manifest (the plan's counts, the tool-set pins of every case) was written from the heads
+    manifest = read_manifest(run_dir)
+    assert manifest.planned == CASES and len(manifest.tool_sets["core"].cases) == CASES
+    assert 0 < provider.cases_at_request[0] <= CONCURRENCY + 1
+    assert counter.cases_built <= len(provider.cases_at_request) + CONCURRENCY + 1 < CASES // 100
+    assert cached_large_suite.cases[CASES - 1].id == f"gen-{CASES - 1:06d}"
 
 
 @pytest.mark.parametrize("shard", [None, plan.Shard(1, 3), plan.Shard(2, 7)])
