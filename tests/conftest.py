@@ -19,6 +19,9 @@ Fixtures shared by several test folders:
 - ``core_copy`` / ``refunds_copy``: writable copies of a built-in suite (:class:`SuiteCopy`)
   (``suite/``, ``cli/``).
 
+The suite cache (:mod:`fcbench.suite.cache`) is off for the session and the processes it starts,
+so no test writes the user's cache; the tests of the cache give it a folder of their own.
+
 The shared helper modules in ``tests/support/`` (``records_builder``, ``robust_run``, ...) are put on
 ``sys.path`` here, so any test module can import them by name.
 """
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import os
 import shutil
 import socket
 import sys
@@ -48,6 +52,7 @@ if SUPPORT_DIR not in sys.path:
     sys.path.insert(0, SUPPORT_DIR)
 
 BFCL_DIR = TESTS / "fixtures" / "bfcl"
+os.environ.setdefault("FCBENCH_SUITE_CACHE", "off")
 
 
 class NonLocalConnection(OSError):

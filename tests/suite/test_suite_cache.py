@@ -219,6 +219,7 @@ def test_small_suites_and_the_switch_leave_the_cache_alone(
 def test_the_user_cache_is_used_by_default(
     suite_dir: Path, tmp_path: Path, counts: Counts, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("FCBENCH_SUITE_CACHE", raising=False)  # the test session turns it off
     monkeypatch.setenv("FCBENCH_CACHE_DIR", str(tmp_path / "user-cache"))
     cases = suite_dir / "cases.jsonl"
     models = [json.loads(line) for line in cases.read_text(encoding="utf-8").splitlines()]
