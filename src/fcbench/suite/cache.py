@@ -124,8 +124,9 @@ class SuiteCache:
         """The key of a suite whose loader reads ``files`` (name, raw bytes), in name order."""
         digest = hashlib.sha256(f"fcbench suite cache {FORMAT} {__version__}\0".encode())
         digest.update(_code_digest())
-        for name, data in sorted(files):
-            digest.update(name.encode("utf-8") + b"\0" + len(data).to_bytes(8, "big") + data)
+        for name, data in sorted(files, key=lambda file: file[0]):
+            digest.update(name.encode("utf-8") + b"\0" + len(data).to_bytes(8, "big"))
+            digest.update(data)  # on its own: a 50 MB file is not copied to be hashed
         return digest.hexdigest()
 
     def _path(self, key: str) -> Path:
