@@ -22,6 +22,9 @@ The dataset hash is a SHA-256 over the files the loader reads, in name order, ea
 a NUL byte, its decoded text (BOM removed, CRLF read as LF) encoded as UTF-8, and a NUL byte: it
 changes with any content change and not with line-ending conversion. Tool sets taken from MCP
 servers (``tool_sources``) add their ``tools/list`` result under the name ``mcp:<set>``.
+
+A large folder suite found valid once is read from the suite cache on later loads of the same
+bytes (:mod:`fcbench.suite.cache`), its cases built from their lines as a run asks for them.
 """
 
 from __future__ import annotations
