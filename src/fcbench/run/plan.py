@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import fnmatch
 import random
-from collections import Counter
+from array import array
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
 from typing import NamedTuple
 
 from fcbench.config import TargetSettings
@@ -239,8 +240,8 @@ def planned_by(plan: Sequence[Planned]) -> dict[str, dict[str, int]]:
 
 
 class _CaseSlot(NamedTuple):
-    """Where one case's observations sit in a target's part of the plan (a tuple: a plan of a
-    10^5-case suite makes 10^5 of them before its first request)."""
+    """Where one case's observations sit in a target's part of the plan (made when it is reached,
+    from the plan's layout)."""
 
     position: int
     """The case's index in the plan's cases (built when an observation of it is)."""
@@ -277,26 +278,38 @@ class Plan:
     """The slice of the plan this is (None: all of it)."""
 
     @cached_property
-    def _slots(self) -> list[_CaseSlot]:
-        """One slot per case, in suite order."""
-        slots: list[_CaseSlot] = []
-        offset = 0
-        by_kind = {
-            kind: tuple(mode for mode in self.modes if MODES[mode].multi_turn == kind)
-            for kind in (False, True)
-        }
-        for position, case in enumerate(heads_of(self.cases)):
-            modes = by_kind[case.multi_turn]
-            slots.append(_CaseSlot(position, case.id, offset, modes))
-            offset += self.repeats * len(modes)
-        return slots
+    def _modes_by_kind(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The run's modes that apply to a single-turn case, and to a multi-turn scenario."""
+        single = tuple(mode for mode in self.modes if not MODES[mode].multi_turn)
+        return single, tuple(mode for mode in self.modes if MODES[mode].multi_turn)
 
     @cached_property
-    def _slot_of(self) -> dict[str, _CaseSlot]:
-        """Case id -> its slot."""
-        found: dict[str, _CaseSlot] = {}
-        for slot in self._slots:
-            found.setdefault(slot.case_id, slot)
+    def _layout(self) -> tuple[list[str], bytes, array[int]]:
+        """Per case, in suite order: its id, its kind (1: multi-turn) and its slot's offset. Kept
+        as a list of the heads' own strings, bytes and an array: a 10^5-case plan allocates no
+        object per case (nothing for the garbage collector to walk) before its first request."""
+        heads = heads_of(self.cases)
+        ids = [head.id for head in heads]
+        kinds = bytes(head.multi_turn for head in heads)
+        sizes = [self.repeats * len(modes) for modes in self._modes_by_kind]
+        offsets = array("q", accumulate((sizes[kind] for kind in kinds), initial=0))
+        return ids, kinds, offsets
+
+    def _slot(self, position: int) -> _CaseSlot:
+        ids, kinds, offsets = self._layout
+        return _CaseSlot(position, ids[position], offsets[position], self._modes_by_kind[kinds[position]])
+
+    @property
+    def _slots(self) -> Iterator[_CaseSlot]:
+        """One slot per case, in suite order, each made when it is reached."""
+        return (self._slot(position) for position in range(len(self._layout[0])))
+
+    @cached_property
+    def _slot_of(self) -> dict[str, int]:
+        """Case id -> its position (the first, should an id repeat)."""
+        found: dict[str, int] = {}
+        for position, case_id in enumerate(self._layout[0]):
+            found.setdefault(case_id, position)
         return found
 
     @cached_property
@@ -304,14 +317,18 @@ class Plan:
         return {target.label: index for index, target in enumerate(self.targets)}
 
     @cached_property
-    def _mode_groups(self) -> Counter[tuple[str, ...]]:
+    def _mode_groups(self) -> dict[tuple[str, ...], int]:
         """How many cases each tuple of applying modes has, in the order first met."""
-        return Counter(slot.modes for slot in self._slots)
+        kinds = self._layout[1]
+        multi = kinds.count(1)
+        counts = (len(kinds) - multi, multi)
+        order = (1, 0) if kinds[:1] == b"\x01" else (0, 1)
+        return {self._modes_by_kind[kind]: counts[kind] for kind in order if counts[kind]}
 
     @cached_property
     def _per_target(self) -> int:
         """Observations in one target's part of the whole plan (before sharding)."""
-        return sum(self.repeats * len(modes) * count for modes, count in self._mode_groups.items())
+        return self._layout[2][-1]
 
     def observes_nothing(self) -> bool:
         """Whether the whole plan (every shard of it) holds no observation."""
@@ -337,9 +354,10 @@ class Plan:
     def in_execution_order(self, skip: Collection[ObservationKey] = ()) -> Iterator[Planned]:
         """Every observation in the order :func:`execution_order` gives, but those whose key
         ``skip`` holds (already recorded), each built when it is asked for."""
-        by_id = sorted(self._slots, key=lambda slot: slot.case_id)
+        ids = self._layout[0]
+        by_id = sorted(range(len(ids)), key=ids.__getitem__)
         for repeat in range(self.repeats):
-            for slot in by_id:
+            for slot in map(self._slot, by_id):
                 for mode_index, mode in sorted(enumerate(slot.modes), key=lambda pair: pair[1]):
                     for target_index, target in enumerate(self.targets):
                         seq = self._seq(target_index, slot, repeat, mode_index)
@@ -353,7 +371,8 @@ class Plan:
     def seq_of(self, key: ObservationKey) -> int | None:
         """The ``seq`` of the observation ``key`` names; None when it is not in this plan (or shard)."""
         label, case_id, repeat, mode = key
-        slot = self._slot_of.get(case_id)
+        position = self._slot_of.get(case_id)
+        slot = self._slot(position) if position is not None else None
         target = self._target_index.get(label)
         if slot is None or target is None or mode not in slot.modes or not 0 <= repeat < self.repeats:
             return None
