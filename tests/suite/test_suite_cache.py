@@ -91,6 +91,8 @@ def test_the_second_load_checks_no_case(suite_dir: Path, cache: SuiteCache, coun
     assert counts.built == 0  # nothing is built until a case is asked for
     assert cached.cases[3] == fresh.cases[3] and counts.built == 1
     assert cached.case(fresh.cases[-1].id) == fresh.cases[-1]
+    assert list(cached.cases) == list(fresh.cases) == list(cached.cases)
+    assert counts.built == len(fresh.cases)  # a whole pass builds the rest once and keeps them
 
 
 @pytest.mark.parametrize("name", builtin_suites())

@@ -7,7 +7,8 @@ select it, whether it is a multi-turn scenario to plan it, its tool set to pin i
 or built from its line of the case file, kept in memory as bytes, when it is first asked for (a
 load from the suite cache, :mod:`fcbench.suite.cache`). Building parses the line and validates
 it with the case model exactly as a fresh load does, without the checks against other cases and
-the tools (the cache stands for those); the last few built are kept.
+the tools (the cache stands for those). Cases asked for by index (a run's plan) are kept only
+the last few; a pass over the whole list keeps them all.
 """
 
 from __future__ import annotations
@@ -116,7 +117,12 @@ class CaseList(Sequence[Case]):
         return built
 
     def __iter__(self) -> Iterator[Case]:
-        return (self[index] for index in range(len(self)))
+        """Every case; a lazy list builds those not built yet once and keeps them all from then on
+        (what reads every case, a report or ``fcbench cases``, reads them again)."""
+        if self._kept is None:
+            self._kept = [self[index] for index in range(len(self))]
+            self._built = {}
+        return iter(self._kept)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):
