@@ -39,7 +39,6 @@ def replay_command(
     Example: fcbench replay prod.jsonl --dialect openai-chat --target sim:sim-careful --out replay/
     (or: fcbench replay spans.json --log-format otel --target sim:sim-careful)
     """
-    import asyncio
     from dataclasses import replace
 
     from fcbench.cli.common import managed_services
@@ -53,6 +52,7 @@ def replay_command(
     from fcbench.redact import sanitize
     from fcbench.report.terminal import data_console, terminal_text
     from fcbench.run.plan import Target
+    from fcbench.transport.event_loop import run_async
 
     if fmt not in RENDERERS:
         raise ConfigError(f"unknown format {fmt!r}; known: {', '.join(RENDERERS)}", key="--format")
@@ -68,7 +68,7 @@ def replay_command(
         key = endpoint.service_key(model)
         service = services.get(key) if key is not None else None
         resolved = replace(chosen, endpoint=endpoint.resolved(service.url if service else None))
-        report = asyncio.run(
+        report = run_async(
             replay(
                 read.entries,
                 resolved,

@@ -45,6 +45,7 @@ from fcbench.run.pool import FailFast, ProgressSink, run_plan
 from fcbench.store.lock import LOCK_FILE, held_lock
 from fcbench.store.merge import fold_worker_streams, worker_stream
 from fcbench.store.records import RECORDS_FILE, ObservationKey, Record
+from fcbench.transport.event_loop import run_async
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -225,7 +226,7 @@ async def _observe_slice(job: WorkerJob, index: int, reports: Any) -> _Finished:
 def _work(job: WorkerJob, index: int, reports: Any) -> None:
     """A worker process's body: observe its slice, then say how it went (stopped: what it recorded)."""
     try:
-        finished = asyncio.run(_observe_slice(job, index, reports))
+        finished = run_async(_observe_slice(job, index, reports))
     except (asyncio.CancelledError, KeyboardInterrupt):
         finished = _Finished(index, 0, {})
     except Exception as exc:  # told to the parent, which fails the run (a resume goes on)
