@@ -104,7 +104,8 @@ def coerce_tools(tools: Sequence[Tool | Mapping[str, Any]] | Mapping[str, Any]) 
         if "tools" not in tools:
             raise InputError("tools must be a list of tools or an object with a 'tools' list")
         tools = tools["tools"]
-    if isinstance(tools, str | bytes) or not isinstance(tools, Iterable):
+    listed = isinstance(tools, list | tuple)  # the common case, without the slower ABC check below
+    if not listed and (isinstance(tools, str | bytes) or not isinstance(tools, Iterable)):
         raise InputError(f"tools must be a list, got {type(tools).__name__}")
     indexed: dict[str, Tool] = {}
     for position, item in enumerate(tools):

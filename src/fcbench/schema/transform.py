@@ -31,6 +31,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from fcbench.contract import SchemaChange, Tool
+from fcbench.contract.json_text import parse_json
 
 _SINGLE = (
     "items",
@@ -243,16 +244,16 @@ def apply_rules(
     once; every call gets its own copy of the result.
     """
     params_json, changes = _apply_once(rules, tool.model_dump_json(), strict)
-    return json.loads(params_json), list(changes)
+    return parse_json(params_json), list(changes)
 
 
 @lru_cache(maxsize=4096)
-def _apply_once(rules: Rules, tool_json: str, strict: bool) -> tuple[str, tuple[SchemaChange, ...]]:
+def _apply_once(rules: Rules, tool_json: str, strict: bool) -> tuple[bytes, tuple[SchemaChange, ...]]:
     """The transformed schema as JSON text (copied cheaply by parsing) and the changes made."""
     tool = Tool.model_validate_json(tool_json)
     params = copy.deepcopy(tool.parameters)
     changes = rules(tool, params, strict)
-    return json.dumps(params), tuple(changes)
+    return json.dumps(params).encode(), tuple(changes)
 
 
 __all__ = [

@@ -21,6 +21,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError
 
+from fcbench.contract.json_text import compact_json
 from fcbench.errors import CaseError
 from fcbench.schema.patterns import MATCH_TIMEOUT_S, RETRY_TIMEOUT_S, bounded_search
 
@@ -184,8 +185,25 @@ def _path(parts: Any) -> str:
     return text or "(root)"
 
 
+MAX_REMEMBERED_VALID = 1024
+"""Distinct valid instances a :class:`SchemaValidator` remembers (the oldest is forgotten first), so a
+run's repeated, identical arguments are validated once and its memory does not grow with the run."""
+
+def _instance_text(instance: Any) -> bytes | None:
+    """The JSON text of ``instance``, which tells two instances apart exactly as JSON Schema does
+    (``1`` from ``1.0`` and ``true``, key order kept); None when it has none."""
+    try:
+        return compact_json(instance)
+    except (RecursionError, TypeError, ValueError):
+        return None
+
+
 class SchemaValidator:
-    """A compiled Draft 2020-12 validator for one schema, reusable across calls."""
+    """A compiled Draft 2020-12 validator for one schema, reusable across calls.
+
+    Only valid results are remembered (by the instance's JSON text): an invalid one may hold a
+    pattern that could not be checked in time, which is checked again the next time.
+    """
 
     def __init__(self, schema: dict[str, Any]) -> None:
         try:
@@ -196,9 +214,22 @@ class SchemaValidator:
         if cycle is not None:
             raise CaseError(f"invalid JSON Schema: a reference loop that never ends: {cycle}")
         self._validator = BoundedValidator(schema, format_checker=FORMAT_CHECKER)
+        self._valid: dict[bytes, None] = {}
+        """JSON texts of instances found valid, oldest first (at most :data:`MAX_REMEMBERED_VALID`)."""
 
     def validate(self, instance: Any) -> ValidationResult:
         """Validate ``instance`` without modifying it; collect every error, sorted by path."""
+        text = _instance_text(instance)
+        if text is not None and text in self._valid:
+            return ValidationResult(valid=True)
+        result = self._checked(instance)
+        if result.valid and text is not None:
+            if len(self._valid) >= MAX_REMEMBERED_VALID:
+                del self._valid[next(iter(self._valid))]
+            self._valid[text] = None
+        return result
+
+    def _checked(self, instance: Any) -> ValidationResult:
         try:
             errors = sorted(
                 self._validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
