@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pydantic import ValidationError
 
 from fcbench.contract import Anomaly, Outcome, Tool, parse_outcome
+from fcbench.contract.json_text import compact_json, parse_json
 from fcbench.errors import CaseError, InputError
 from fcbench.schema.validate import ValidatorCache
 from fcbench.suite.models import (
@@ -161,9 +163,27 @@ def _assertion_spec(case_id: str, arguments: dict[str, Any]) -> ArgumentSpec:
 
 
 def argument_spec(case_id: str, arguments: dict[str, Any] | None) -> ArgumentSpec:
-    """Check one ``expected.arguments`` value and prepare it for comparison."""
+    """Check one ``expected.arguments`` value and prepare it for comparison.
+
+    Each distinct (case, arguments) is checked and compiled once (by the arguments' exact JSON
+    text), as every observation of a case grades against the same expected arguments; a value
+    that fails its check is checked again, and raises again, every time.
+    """
     if arguments is None:
         return ArgumentSpec()
+    try:
+        text = compact_json(arguments)
+    except (RecursionError, TypeError, ValueError):
+        return _checked_spec(case_id, arguments)
+    return _prepared_spec(case_id, text)
+
+
+@lru_cache(maxsize=4096)
+def _prepared_spec(case_id: str, arguments_json: bytes) -> ArgumentSpec:
+    return _checked_spec(case_id, parse_json(arguments_json))
+
+
+def _checked_spec(case_id: str, arguments: dict[str, Any]) -> ArgumentSpec:
     if is_assertion(arguments):
         return _assertion_spec(case_id, arguments)
     if {"requiredEquals", "oneOf"} & set(arguments):
