@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from fcbench.endpoints import RunningService
 from fcbench.files import check_user_path
@@ -26,6 +25,8 @@ class RichProgress(ProgressSink):
     """A rich progress bar per target: done/planned, errors, ETA."""
 
     def __init__(self, console: Console) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from fcbench.contract import ANOMALY_CODES
-from fcbench.metrics import CaseSummary, Rate, RunMetrics, TargetMetrics, Tokens
+
+if TYPE_CHECKING:  # the metrics stack loads when a report is made, not when a run starts
+    from fcbench.metrics import CaseSummary, Rate, RunMetrics, TargetMetrics, Tokens
 
 RATE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("accepted", "Accepted requests"),

@@ -27,7 +27,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -36,12 +36,14 @@ from fcbench.contract import canonical_json
 from fcbench.errors import ConfigError, FcbenchError
 from fcbench.fake_tools.authorization import is_authorization_denial
 from fcbench.files import read_run_bytes
-from fcbench.metrics import Rate, RunMetrics, TargetMetrics
 from fcbench.redact import redact_patterns, sanitize
 from fcbench.report.common import fmt_rate
 from fcbench.run.pins import CONFIG_FILE
 from fcbench.store.records import damaged_note
 from fcbench.store.view import RecordView, run_views
+
+if TYPE_CHECKING:  # the metrics stack loads when the gate is checked, after the run
+    from fcbench.metrics import Rate, RunMetrics, TargetMetrics
 
 UNSAFE_LISTED = 5
 """Unsafe write calls named per target and mode in a gate failure; the rest are counted."""
@@ -241,6 +243,8 @@ def _target_failures(t: TargetMetrics, gate: Gate, unsafe: Sequence[UnsafeWrite]
 
 def _unmeasured(metrics: RunMetrics, gate: Gate) -> Iterator[GateFailure]:
     """A category or tag threshold that no mode of a target measured (sampled or filtered out)."""
+    from fcbench.metrics import Rate
+
     for label in dict.fromkeys(t.target for t in metrics.targets):
         rows = [t for t in metrics.targets if t.target == label]
         name = rows[0].name or label
