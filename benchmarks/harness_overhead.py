@@ -16,7 +16,6 @@ tool call and no error (their decisions are counted and printed).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import collections
 import cProfile
 import math
@@ -25,6 +24,7 @@ import pstats
 import resource
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from stub_provider import BASE_PATHS, process_cpu_seconds, start_server, stop_server, stub_command
@@ -34,8 +34,11 @@ from fcbench.run import execute, prepare
 from fcbench.store.blobs import expand_blobs, load_blobs
 from fcbench.store.records import run_record_dicts
 from fcbench.suite.loader import load_suite
+from fcbench.transport.event_loop import run_async
 
 KEY_ENV = "FCBENCH_BENCH_KEY"
+MAX_REPEATS = 1000
+"""The config's highest ``repeats``: larger runs also repeat copies of the cases (new ids)."""
 
 
 def cpu_seconds() -> float:
@@ -83,6 +86,9 @@ def main() -> None:
 
     suite = load_suite("core")
     cases = [c for c in suite.cases if c.recovery is None]
+    copies = math.ceil(args.n / len(cases) / MAX_REPEATS)  # past 1000 repeats: copies of the cases
+    cases = [c.model_copy(update={"id": f"{c.id}~{k}"}) if k else c for k in range(copies) for c in cases]
+    suite = replace(suite, cases=cases)
     repeats = math.ceil(args.n / len(cases))
     proc, urls = start_server(stub_command(args.latency_ms))
     try:
@@ -103,13 +109,13 @@ def main() -> None:
                     "timeoutMs": 60000,
                 }
             )
-            spec = prepare(config, out_root=Path(tmp))
+            spec = prepare(config, out_root=Path(tmp), suite=suite)
             stub_before = process_cpu_seconds(proc.pid)
             cpu_before, wall_before = cpu_seconds(), time.perf_counter()
             profiler = cProfile.Profile() if args.profile else None
             if profiler is not None:
                 profiler.enable()
-            result = asyncio.run(execute(spec))
+            result = run_async(execute(spec))
             if profiler is not None:
                 profiler.disable()
             wall = time.perf_counter() - wall_before
