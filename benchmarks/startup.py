@@ -2,7 +2,8 @@
 
 Each command runs ``--runs`` times in a fresh interpreter, round-robin with the baseline
 ``python -c pass`` measured in the same run (so load from other work on the machine falls on
-both alike), and the medians are printed with their ratio to the baseline. Then
+both alike), and the medians are printed with their ratio to the baseline, beside the CPU seconds
+the command used (which load from other work inflates less than wall time). Then
 ``python -X importtime -m fcbench --help`` (or ``--trace ARGS``) is read: the imports with the
 largest cumulative time, and the bottleneck, followed from the slowest top-level import down
 through its slowest child while that child still takes half of the top-level import's time.
@@ -14,6 +15,7 @@ through its slowest child while that child still takes half of the top-level imp
 from __future__ import annotations
 
 import argparse
+import resource
 import shlex
 import statistics
 import subprocess
@@ -86,11 +88,14 @@ def bottleneck(roots: list[Import], share: float = 0.5) -> list[Import]:
     return chain
 
 
-def time_once(argv: list[str]) -> float:
-    """Wall seconds of one run of ``argv`` (output discarded; a failure stops the benchmark)."""
+def time_once(argv: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of ``argv`` (output discarded; a failure stops the benchmark)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -105,14 +110,23 @@ def main() -> None:
     for _, argv in commands:  # warm the file cache once
         time_once(argv)
     times: dict[str, list[float]] = {label: [] for label, _ in commands}
+    cpu: dict[str, list[float]] = {label: [] for label, _ in commands}
     for _ in range(args.runs):
         for label, argv in commands:
-            times[label].append(time_once(argv))
+            wall, used = time_once(argv)
+            times[label].append(wall)
+            cpu[label].append(used)
     base = statistics.median(times[BASELINE[0]])
-    print(f"{'command':<24} {'median':>9} {'min':>9} {'ratio':>7}   ({args.runs} runs each, interleaved)")
+    print(
+        f"{'command':<24} {'median':>9} {'min':>9} {'ratio':>7} {'CPU median':>11}"
+        f"   ({args.runs} runs each, interleaved)"
+    )
     for label, _ in commands:
         median = statistics.median(times[label])
-        print(f"{label:<24} {median * 1000:7.0f} ms {min(times[label]) * 1000:6.0f} ms {median / base:6.1f}x")
+        print(
+            f"{label:<24} {median * 1000:7.0f} ms {min(times[label]) * 1000:6.0f} ms {median / base:6.1f}x"
+            f" {statistics.median(cpu[label]) * 1000:8.0f} ms"
+        )
 
     trace = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "fcbench", *shlex.split(args.trace)],

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import typer.main
+from cli_run import fcbench
 
 from fcbench.cli.app import build_app, build_command
 from fcbench.cli.helpformat import summary
@@ -120,12 +121,7 @@ def test_a_verb_is_built_only_when_looked_up() -> None:
 def test_a_given_value_is_still_coerced_and_checked(tmp_path: Path) -> None:
     # coercion is built only for a value given: a bad one is still the usage error it was
     for value, said in (("0", "greater than or equal to 1"), ("many", "valid integer")):
-        done = subprocess.run(
-            [sys.executable, "-m", "fcbench", "show", str(tmp_path), "--limit", value],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = fcbench("show", str(tmp_path), "--limit", value)
         assert done.returncode == 2, done.stderr
         assert said in done.stderr.lower() and "Traceback" not in done.stderr
 
