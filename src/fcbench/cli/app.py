@@ -19,8 +19,9 @@ import importlib
 import inspect
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import typer
@@ -89,12 +90,13 @@ class VerbGroup(TyperGroup):
     """The top-level group: a verb's command is built when it is first looked up (to run it, to show
     its help, to complete it); the list in ``fcbench --help`` reads each verb's name and help only."""
 
-    verbs: dict[str, Verb]
-    """Every verb, in the order ``fcbench --help`` lists them (set by :func:`build_command`)."""
+    verbs: Mapping[str, Verb] = MappingProxyType({})
+    """Every verb, in the order ``fcbench --help`` lists them (set by :func:`build_command`; none when
+    typer built every command itself, ``typer.main.get_command(build_app())``)."""
 
     def list_commands(self, ctx: Any) -> list[str]:
         """Every verb's name, in registration order."""
-        return list(self.verbs)
+        return list(self.verbs) or super().list_commands(ctx)
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         """The verb's command, built on first use (``None`` for an unknown name)."""
@@ -105,6 +107,9 @@ class VerbGroup(TyperGroup):
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """List every verb shown with its whole line, without building any."""
+        if not self.verbs:
+            super().format_commands(ctx, formatter)
+            return
         rows = [(verb.name, verb.line) for verb in self.verbs.values() if not verb.hidden]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
@@ -281,7 +286,7 @@ def build_command(app: typer.Typer) -> Any:
     shell = copy.copy(app)
     shell.registered_commands, shell.registered_groups = [], []
     command = plain_commands(typer.main.get_command(shell))
-    command.verbs = verbs_of(app)
+    command.verbs = MappingProxyType(verbs_of(app))
     return command
 
 
