@@ -189,6 +189,7 @@ MAX_REMEMBERED_VALID = 1024
 """Distinct valid instances a :class:`SchemaValidator` remembers (the oldest is forgotten first), so a
 run's repeated, identical arguments are validated once and its memory does not grow with the run."""
 
+
 def _instance_text(instance: Any) -> bytes | None:
     """The JSON text of ``instance``, which tells two instances apart exactly as JSON Schema does
     (``1`` from ``1.0`` and ``true``, key order kept); None when it has none."""
