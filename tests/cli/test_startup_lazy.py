@@ -155,3 +155,19 @@ def test_the_first_request_leaves_before_the_report_stack_loads(tmp_path: Path) 
     assert "fcbench.run" in before and "aiohttp" in before
     assert among(before, NOT_BEFORE_FIRST_REQUEST) == []
     assert "recorded now" in done.stdout  # the summary, loaded after the requests, was printed
+
+
+def test_the_lexicon_patterns_are_compiled_when_a_text_is_first_read() -> None:
+    # the asking and pleasantry patterns run to thousands of characters: compiled at import, they
+    # would delay every run's first request
+    script = (
+        "import fcbench.run, fcbench.cli.run\n"
+        "from fcbench.grading import text\n"
+        "before = (text._asking.cache_info().currsize, text._more_pleasantries.cache_info().currsize)\n"
+        "asked = text.asks_question('Bitte nennen Sie Ihre Bestellnummer.')\n"
+        "after = (text._asking.cache_info().currsize, text._more_pleasantries.cache_info().currsize)\n"
+        "print(before, asked, after)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["(0,", "0)", "True", "(1,", "1)"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -243,7 +244,11 @@ def test_lazy_plan_has_the_listed_plans_observations_and_orders(
     assert list(lazy.planned_by().items()) == list(plan.planned_by(listed).items())
     assert all(lazy.seq_of(p.key) == p.seq for p in listed)
     done = {p.key for p in listed[::3]}
-    assert list(lazy.in_execution_order(skip=done)) == [
+    recorded = lazy.recorded([*done, *done, ("sim:zzz", suite.cases[0].id, 0, modes[0])])
+    assert recorded.count == len(done)
+    assert list(recorded.seqs()) == sorted(lazy.seq_of(key) for key in done)
+    assert recorded.by_label() == Counter(key[0] for key in done)
+    assert list(lazy.in_execution_order(skip=recorded)) == [
         p for p in plan.execution_order(listed) if p.key not in done
     ]
     assert lazy.seq_of(("sim:zzz", suite.cases[0].id, 0, modes[0])) is None

@@ -23,6 +23,7 @@ a statement naming the status only as a condition, "if it has shipped", asserts 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -39,8 +40,16 @@ _OPENER = re.compile(
     r"^(what|which|where|when|who|whom|whose|why|how|could|would|can|do|does|did|is|are|should|shall)"
     r"\b(?!\s+not\b|n?['’]t\b)"
 )
-_ASKING = phrase_pattern(phrase for phrases in ASKING.values() for phrase in phrases)
-"""Every language's asking phrases (:data:`fcbench.grading.lexicon.ASKING`)."""
+
+
+@functools.cache
+def _asking() -> re.Pattern[str]:
+    """Every language's asking phrases (:data:`fcbench.grading.lexicon.ASKING`), compiled when first
+    read (a pattern of several thousand characters: compiling it at import would delay a run's
+    first request)."""
+    return phrase_pattern(phrase for phrases in ASKING.values() for phrase in phrases)
+
+
 _LET_ME_KNOW = re.compile(r"\blet me know\b(?!\s+(?:if|whether|when|once)\b)")
 """Asks in "let me know your postal code", not in "let me know if you need anything else"."""
 _PLEASANTRY = re.compile(
@@ -49,7 +58,15 @@ _PLEASANTRY = re.compile(
     r"|还有(?:什么|其他|别的)|其他(?:问题|需要)|(?:如有|如果有)(?:任何|其他)?(?:问题|需要)|随时"
 )
 """Offers of more help, which close an answer without asking the user for anything."""
-_MORE_PLEASANTRIES = phrase_pattern(phrase for phrases in PLEASANTRIES.values() for phrase in phrases)
+
+
+@functools.cache
+def _more_pleasantries() -> re.Pattern[str]:
+    """Every language's closing pleasantries (:data:`fcbench.grading.lexicon.PLEASANTRIES`),
+    compiled when first read."""
+    return phrase_pattern(phrase for phrases in PLEASANTRIES.values() for phrase in phrases)
+
+
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?:;])\s+|(?<=[。！？：；])|\n+")
 _LIST_MARKER = re.compile(r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+")
 _EXAMPLE = re.compile(r"\b(?:for example|for instance|e\.g\.|such as|looks? like)\b|例如|比如|譬如")
@@ -91,7 +108,7 @@ def _sentences(text: str) -> list[str]:
 
 def _is_pleasantry(sentence: str) -> bool:
     lowered = sentence.lower()
-    return _PLEASANTRY.search(lowered) is not None or _MORE_PLEASANTRIES.search(lowered) is not None
+    return _PLEASANTRY.search(lowered) is not None or _more_pleasantries().search(lowered) is not None
 
 
 def _asks(sentence: str) -> bool:
@@ -100,7 +117,7 @@ def _asks(sentence: str) -> bool:
     lowered = sentence.lower()
     if _OPENER.match(lowered) or _LET_ME_KNOW.search(lowered):
         return True
-    return _ASKING.search(lowered) is not None
+    return _asking().search(lowered) is not None
 
 
 def asks_question(text: str | None) -> bool:

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,7 +41,7 @@ from fcbench.run.judge import JUDGE_TEMPERATURE, Judge, judging
 from fcbench.run.modes import Observer, observe
 from fcbench.run.observe import ObservationContext, RequestHeaders, TurnRequest, now_iso
 from fcbench.run.pins import CONFIG_FILE, check_pinned, not_taken, pinned_target, resume_base, tool_pins
-from fcbench.run.plan import Plan, Planned, Shard, Target, select_cases
+from fcbench.run.plan import Plan, Planned, Recorded, Shard, Target, select_cases
 from fcbench.run.pool import FailFast, ProgressSink
 from fcbench.run.tool_order import orders_per_case, tool_orders
 from fcbench.run.workers import observe_plan
@@ -396,18 +395,21 @@ def _hashes(spec: RunSpec) -> dict[str, object]:
     }
 
 
-def recorded_keys(run_dir: Path) -> set[ObservationKey]:
-    """Keys of every complete record already in a run directory; a line that is JSON but not a
-    record (``{}``, an array, ``"repeat": "1"``) is a :class:`RunStateError` naming file and line."""
+def recorded_in(run_dir: Path, plan: Plan) -> Recorded:
+    """Which observations of ``plan`` a run directory already holds (records of other plans or
+    shards are left out); a line that is JSON but not a record (``{}``, an array, ``"repeat": "1"``)
+    is a :class:`RunStateError` naming file and line."""
     path = run_dir / RECORDS_FILE
-    keys = set()
-    for number, data in enumerate(iter_record_dicts(path), start=1):
-        if not is_record(data):
-            raise RunStateError(
-                f"{path}: record {number} is not a valid record (damaged); remove that line to resume"
-            )
-        keys.add(record_key(data))
-    return keys
+
+    def keys() -> Iterator[ObservationKey]:
+        for number, data in enumerate(iter_record_dicts(path), start=1):
+            if not is_record(data):
+                raise RunStateError(
+                    f"{path}: record {number} is not a valid record (damaged); remove that line to resume"
+                )
+            yield record_key(data)
+
+    return plan.recorded(keys())
 
 
 def _observation_context(spec: RunSpec, planned: int, headers: RequestHeaders | None) -> ObservationContext:
@@ -470,12 +472,11 @@ async def execute(
             )
             write_manifest(spec.run_dir, manifest)
         fold_worker_streams(spec.run_dir)  # a stopped multi-worker run's streams, before anything else
-        done = recorded_keys(spec.run_dir)
-        done_here = [key for key in done if plan.seq_of(key) is not None]
+        done = recorded_in(spec.run_dir, plan)
         ctx = _observation_context(spec, len(plan), headers)
         transport = ctx.transport
         sink = progress or ProgressSink()
-        already = Counter(label for label, *_ in done_here)
+        already = done.by_label()
         totals = {label: sum(by_mode.values()) for label, by_mode in plan.planned_by().items()}
         sink.start(totals, {label: already[label] for label in totals if already[label]})
 
@@ -486,13 +487,13 @@ async def execute(
             judge = replace(judge, endpoint=judge.endpoint.resolved(_service_url(judge, running)))
             observer = judging(observe, Judge(judge, load_rubric()))
         try:
-            size = len(plan) - len(done_here)
+            size = len(plan) - done.count
             recorded, retries = await observe_plan(
                 spec, plan, ctx, observer, sink, guard, done=done, size=size, judge=judge
             )
         finally:
             await transport.aclose()
-        if len(recorded_keys(spec.run_dir)) >= len(plan):
+        if recorded_in(spec.run_dir, plan).count >= len(plan):
             manifest = manifest.model_copy(update={"finished_at": now_iso()})
             write_manifest(spec.run_dir, manifest)
     return RunResult(
@@ -500,7 +501,7 @@ async def execute(
         manifest,
         len(plan),
         recorded,
-        len(done_here),
+        done.count,
         retries,
         guard.stopped,
     )

@@ -9,7 +9,8 @@ from __future__ import annotations
 import fnmatch
 import random
 from array import array
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
@@ -253,6 +254,37 @@ class _CaseSlot(NamedTuple):
     """The run's modes that apply to the case, in the run's order."""
 
 
+class Recorded:
+    """The observations of a :class:`Plan` already recorded, one byte per ``seq`` of the whole plan:
+    a resumed run of 10^6 observations holds a megabyte here, not a key object per record."""
+
+    def __init__(self, plan: Plan) -> None:
+        self._plan = plan
+        self._marks = bytearray(plan.seq_count)
+        self.count = 0
+        """How many distinct observations of the plan are marked."""
+
+    def add(self, seq: int) -> None:
+        """Mark the observation ``seq`` as recorded (marking it twice counts it once)."""
+        if not self._marks[seq]:
+            self._marks[seq] = 1
+            self.count += 1
+
+    def __contains__(self, seq: object) -> bool:
+        return isinstance(seq, int) and 0 <= seq < len(self._marks) and self._marks[seq] == 1
+
+    def by_label(self) -> Counter[str]:
+        """Recorded observations per target label."""
+        return Counter(self._plan.label_of(seq) for seq in self.seqs())
+
+    def seqs(self) -> Iterator[int]:
+        """The marked ``seq`` numbers, ascending."""
+        marks, seq = self._marks, self._marks.find(1)
+        while seq >= 0:
+            yield seq
+            seq = marks.find(1, seq + 1)
+
+
 @dataclass(frozen=True, eq=False)
 class Plan:
     """The plan of a run (or of one shard of it), expanded one observation at a time.
@@ -351,9 +383,9 @@ class Plan:
                             case = self.cases[slot.position]
                             yield Planned(seq=seq, target=target, case=case, repeat=repeat, mode=mode)
 
-    def in_execution_order(self, skip: Collection[ObservationKey] = ()) -> Iterator[Planned]:
-        """Every observation in the order :func:`execution_order` gives, but those whose key
-        ``skip`` holds (already recorded), each built when it is asked for."""
+    def in_execution_order(self, skip: Recorded | None = None) -> Iterator[Planned]:
+        """Every observation in the order :func:`execution_order` gives, but those ``skip`` holds
+        (already recorded), each built when it is asked for."""
         ids = self._layout[0]
         by_id = sorted(range(len(ids)), key=ids.__getitem__)
         for repeat in range(self.repeats):
@@ -363,10 +395,29 @@ class Plan:
                         seq = self._seq(target_index, slot, repeat, mode_index)
                         if not self._owns(seq):
                             continue
-                        if skip and observation_key(target.label, slot.case_id, repeat, mode) in skip:
+                        if skip is not None and seq in skip:
                             continue
                         case = self.cases[slot.position]
                         yield Planned(seq=seq, target=target, case=case, repeat=repeat, mode=mode)
+
+    def recorded(self, keys: Iterable[ObservationKey]) -> Recorded:
+        """Which of this plan's (or shard's) observations ``keys`` name; keys of other plans or
+        shards are left out."""
+        marks = Recorded(self)
+        for key in keys:
+            seq = self.seq_of(key)
+            if seq is not None:
+                marks.add(seq)
+        return marks
+
+    @property
+    def seq_count(self) -> int:
+        """One more than the largest ``seq`` of the whole plan (every shard of it)."""
+        return len(self.targets) * self._per_target
+
+    def label_of(self, seq: int) -> str:
+        """The target label of the observation ``seq``."""
+        return self.targets[seq // self._per_target].label
 
     def seq_of(self, key: ObservationKey) -> int | None:
         """The ``seq`` of the observation ``key`` names; None when it is not in this plan (or shard)."""

@@ -32,7 +32,6 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -40,11 +39,11 @@ from fcbench.errors import RunStateError
 from fcbench.grading.judge import load_rubric
 from fcbench.run.judge import Judge, judging
 from fcbench.run.modes import Observer, observe
-from fcbench.run.plan import Plan, Shard, Target
+from fcbench.run.plan import Plan, Recorded, Shard, Target
 from fcbench.run.pool import FailFast, ProgressSink, run_plan
 from fcbench.store.lock import LOCK_FILE, held_lock
 from fcbench.store.merge import fold_worker_streams, worker_stream
-from fcbench.store.records import RECORDS_FILE, ObservationKey, Record
+from fcbench.store.records import RECORDS_FILE, Record
 from fcbench.transport.event_loop import run_async
 
 if TYPE_CHECKING:
@@ -192,7 +191,7 @@ def _stop_when_parent_dies(parent: int, task: asyncio.Task[Any], loop: asyncio.A
 
 async def _observe_slice(job: WorkerJob, index: int, reports: Any) -> _Finished:
     """Observe worker ``index``'s slice into its stream; stopped by SIGTERM or its parent's death."""
-    from fcbench.run import _observation_context, recorded_keys
+    from fcbench.run import _observation_context, recorded_in
 
     spec, plan = job.for_worker(index)
     task = asyncio.current_task()
@@ -202,8 +201,8 @@ async def _observe_slice(job: WorkerJob, index: int, reports: Any) -> _Finished:
     _stop_when_parent_dies(job.parent, task, loop)
     stream = worker_stream(spec.run_dir, index)
     with held_lock(stream / LOCK_FILE, wait=True):
-        done = recorded_keys(spec.run_dir)
-        todo = len(plan) - sum(1 for key in done if plan.seq_of(key) is not None)
+        done = recorded_in(spec.run_dir, plan)
+        todo = len(plan) - done.count
         ctx = _observation_context(spec, len(plan), None)
         guard = FailFast(limit=spec.config.gate.fail_fast)
         sink = _QueueSink(reports) if job.progress else ProgressSink()
@@ -360,7 +359,7 @@ async def observe_plan(
     sink: ProgressSink,
     guard: FailFast,
     *,
-    done: Collection[ObservationKey],
+    done: Recorded,
     size: int,
     judge: Target | None,
 ) -> tuple[int, int]:
