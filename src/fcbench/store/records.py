@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from fcbench.contract import Anomaly, Continuation, ModeName, Outcome, SchemaChange, Usage
+from fcbench.contract.json_text import parse_json
 from fcbench.endpoints import label_of, target_label
 from fcbench.errors import RunStateError
 from fcbench.files import open_run_file, read_run_bytes, write_replacing
@@ -587,7 +588,7 @@ def iter_record_dicts(path: Path, damaged: DamagedLines | None = None) -> Iterat
                     damaged.count += 1
                 return
             try:
-                yield json.loads(raw)
+                yield parse_json(raw)
             except (ValueError, RecursionError):
                 if damaged is not None:
                     damaged.count += 1

@@ -24,7 +24,7 @@ from yarl import URL
 from fcbench.adapters.base import Adapter, BuiltRequest, ParsedTurn
 from fcbench.adapters.eventstream import FrameError
 from fcbench.contract import ProviderErrorOutcome
-from fcbench.contract.json_text import compact_json
+from fcbench.contract.json_text import compact_json, parse_json
 from fcbench.endpoints import Endpoint
 from fcbench.redact import Redactor
 from fcbench.transport.capture import (
@@ -336,7 +336,7 @@ class Transport:
     ) -> Attempt:
         body: Any
         try:
-            body = json.loads(content)
+            body = parse_json(content)
         except (ValueError, RecursionError):
             body = content.decode(_charset(response), "replace")
         raw = {"status": response.status, "headers": kept_headers(response.headers), "body": body}
