@@ -229,6 +229,10 @@ def test_the_user_cache_is_used_by_default(
         for copy in range(cache_module.MIN_BYTES // len(cases.read_bytes()) + 1):
             for model in models:
                 out.write(json.dumps({**model, "id": f"{model['id']}-{copy}", "paraphrase_of": None}) + "\n")
+    load_suite("core")  # a built-in suite by name, small as it is, is kept too
+    assert len(list((tmp_path / "user-cache" / "suites").glob("*.json"))) == 1
+    counts.checked = 0
+    assert load_suite("core").dataset_hash and counts.checked == 0
     load_suite(suite_dir)
     assert list((tmp_path / "user-cache" / "suites").glob("*.json"))
     counts.checked = 0
