@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from aiohttp_app import served
 
 from fcbench.config import RunConfig
 from fcbench.endpoints import BUILTIN_ENDPOINTS
@@ -152,15 +153,8 @@ class Provider:
     async def serve(self) -> AsyncIterator[str]:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self.answer)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        try:
-            yield f"http://127.0.0.1:{port}/v1"
-        finally:
-            await runner.cleanup()
+        async with served(app) as url:
+            yield f"{url}/v1"
 
 
 def run_config(url: str) -> RunConfig:

@@ -10,6 +10,7 @@ import aiohttp
 import pytest
 import uvloop  # a dependency wherever it has a build (not Windows)
 from aiohttp import web
+from aiohttp_app import served
 
 from fcbench.transport.event_loop import loop_factory, run_async
 
@@ -21,19 +22,12 @@ async def loop_kind_and_reply() -> tuple[type[asyncio.AbstractEventLoop], dict[s
         return web.json_response({"echo": (await request.json())["say"]})
 
     app.router.add_post("/", answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    try:
-        async with (
-            aiohttp.ClientSession() as session,
-            session.post(f"http://127.0.0.1:{port}/", json={"say": "hi"}) as reply,
-        ):
-            body = await reply.json()
-    finally:
-        await runner.cleanup()
+    async with (
+        served(app) as url,
+        aiohttp.ClientSession() as session,
+        session.post(f"{url}/", json={"say": "hi"}) as reply,
+    ):
+        body = await reply.json()
     return type(asyncio.get_running_loop()), body
 
 
