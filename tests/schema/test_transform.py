@@ -198,7 +198,10 @@ def test_anthropic_strict_closes_objects_and_moves_unsupported_keywords_to_descr
     assert "pattern" not in props["code"]
     assert "uniqueItems" not in props["tags"] and "minItems" not in props["tags"]
     assert props["kind"] == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
-    assert props["address"] == {"$ref": "#/$defs/Address"}  # a $ref is sent alone
+    assert props["address"] == {
+        "$ref": "#/$defs/Address",
+        "description": "Where to ship.",
+    }  # with its description
     moved = {(c.path, c.keyword) for c in changes if c.action == "moved"}
     assert {
         ("", "$schema"),
@@ -207,7 +210,7 @@ def test_anthropic_strict_closes_objects_and_moves_unsupported_keywords_to_descr
         ("/properties/tags", "minItems"),
         ("/properties/code", "pattern"),
     } <= moved
-    assert _at(changes, "/properties/address", "description")[0].action == "removed"
+    assert _at(changes, "/properties/address", "description") == []  # kept beside the $ref, unchanged
     assert schema["required"] == ["order_id"]  # optional properties stay optional
 
 

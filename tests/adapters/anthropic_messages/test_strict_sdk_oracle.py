@@ -114,7 +114,7 @@ def test_records_what_the_sdk_changes() -> None:
             "status": {"type": "string", "enum": ["a", "b"]},
             "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2},
             "kind": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
-            "where": {"$ref": "#/$defs/Where", "description": "Dropped."},
+            "where": {"$ref": "#/$defs/Where", "description": "Kept.", "title": "Dropped"},
         },
         "$defs": {"Where": {"type": "object"}},
     }
@@ -122,6 +122,7 @@ def test_records_what_the_sdk_changes() -> None:
     schema, changes = transform_schema(tool, True)
     assert schema == sdk_schema(params)
     assert schema["properties"]["limit"]["description"] == "Max.\n\n{minimum: 1, default: 5}"
+    assert schema["properties"]["where"] == {"$ref": "#/$defs/Where", "description": "Kept."}
     assert {(c.path, c.keyword, c.action) for c in changes} == {
         ("", "additionalProperties", "added"),
         ("/properties/limit", "minimum", "moved"),
@@ -129,7 +130,7 @@ def test_records_what_the_sdk_changes() -> None:
         ("/properties/status", "type", "removed"),
         ("/properties/tags", "minItems", "moved"),
         ("/properties/kind", "oneOf", "rewritten"),
-        ("/properties/where", "description", "removed"),
+        ("/properties/where", "title", "removed"),
         ("/$defs/Where", "properties", "added"),
         ("/$defs/Where", "additionalProperties", "added"),
     }

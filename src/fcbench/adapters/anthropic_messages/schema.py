@@ -7,14 +7,15 @@ Non-strict: the schema is sent unchanged (a root ``anyOf/oneOf/allOf`` is reject
 without strict; it is sent as it is, so the rejection is measured).
 
 Strict: the schema sent is exactly what the official ``anthropic`` SDK's ``transform_schema``
-(2.x) makes of it. Each node is rebuilt from the keywords strict tool use takes; a test checks
-the result against the SDK itself on every built-in tool and on generated schemas:
+(2.17 and later, which keep a ``$ref``'s description) makes of it. Each node is rebuilt from the
+keywords strict tool use takes; a test checks the result against the SDK itself on every built-in
+tool and on generated schemas:
 
 ==========================================  ====================================================
 node                                        what is sent (and recorded)
 ==========================================  ====================================================
-``$ref``                                    ``$ref`` alone (with its node's ``$defs``); every
-                                            sibling keyword, ``description`` too, is removed
+``$ref``                                    ``$ref`` and its ``description`` (with its node's
+                                            ``$defs``); every other sibling keyword is removed
 ``enum`` (non-empty, of scalars),           kept; ``type`` is removed beside them
 ``const`` (a scalar)
 ``anyOf``, else ``oneOf``, else ``allOf``   kept (``oneOf`` rewritten to ``anyOf``), the others
@@ -67,7 +68,7 @@ COMBINATORS = ("anyOf", "oneOf", "allOf")
 
 _MOVED = "strict tool use does not support it: moved into the description"
 _NULL = "strict tool use ignores a null (or empty) value: removed"
-_REF = "strict tool use sends a $ref alone (its $defs aside): sibling keyword removed"
+_REF = "strict tool use sends a $ref with only its description (and $defs): sibling keyword removed"
 _LITERAL_TYPE = "strict tool use sends an enum or const without a type"
 _BRANCH_TYPE = "strict tool use sends anyOf/allOf without a type beside it"
 _ONE_OF = "strict tool use does not support oneOf; anyOf is the closest"
@@ -131,6 +132,9 @@ def _ref_and_defs(node: _Node) -> bool:
     if ref is None:
         return False
     node.out["$ref"] = ref
+    description = node.take("description")
+    if description is not None:
+        node.out["description"] = description
     for keyword in node.rest:
         node.record(keyword, "removed", _REF)
     return True
